@@ -1,0 +1,114 @@
+# fek - free energy and kinetics.  See README.md and DESIGN.md.
+#
+#   make              build every tool (installs missing Debian packages
+#                     when run as root; otherwise prints the apt-get line)
+#   make check        known-answer, exit-code and man-page tests
+#   make check-gpu    the GPU paths against the CPU reference (GPU machine)
+#   make demo         the 19x19-window, 90x90-bin WHAM case end to end
+#   make bench        CPU benchmarks (scripts/bench-*), see bench/RESULTS.md
+#   make lint         mandoc -Tlint and a -Werror rebuild
+#   make install      PREFIX=/usr/local DESTDIR=
+#   make SANITIZE=1   build with ASan and UBSan
+
+PREFIX ?= /usr/local
+MANPREFIX ?= $(PREFIX)/share/man
+CC ?= cc
+CFLAGS ?= -O2 -g
+CWARN = -Wall -Wextra -Wno-unused-parameter
+CPPFLAGS += -std=c11 -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L -Ilib
+LDLIBS = -lgsl -lopenblas -lmatheval -lm
+
+ifeq ($(SANITIZE),1)
+CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer \
+	-fno-sanitize-recover=undefined
+LDFLAGS += -fsanitize=address,undefined
+endif
+
+# CUDA: found on PATH or in /usr/local/cuda.  Without it the build is
+# CPU-only and -d gpu exits 69 (lib/gpu_stub.c).
+NVCC ?= $(shell command -v nvcc 2>/dev/null || \
+	(test -x /usr/local/cuda/bin/nvcc && echo /usr/local/cuda/bin/nvcc))
+CUDA_ARCH ?= -gencode arch=compute_90,code=sm_90 \
+	-gencode arch=compute_90,code=compute_90
+NVCCFLAGS ?= -O3 -std=c++17 -Ilib $(CUDA_ARCH)
+
+LIBSRC = $(filter-out lib/gpu_stub.c,$(wildcard lib/*.c))
+LIBHDR = $(wildcard lib/*.h) $(wildcard kernels/*.cuh)
+CUSRC = $(wildcard kernels/*.cu)
+ifneq ($(NVCC),)
+CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(NVCC))
+GPUOBJ = $(CUSRC:.cu=.o)
+LDLIBS += -L$(CUDA_HOME)/lib64 -lcudart_static -lrt -ldl -lpthread -lstdc++
+else
+GPUOBJ = lib/gpu_stub.o
+endif
+LIBOBJ = $(LIBSRC:.c=.o) $(GPUOBJ)
+
+TOOLSRC = $(wildcard tools/*.c)
+TOOLS = $(TOOLSRC:.c=)
+MAN1 = $(wildcard man/man1/*.1)
+MAN5 = $(wildcard man/man5/*.5)
+MAN7 = $(wildcard man/man7/*.7)
+
+.PHONY: all check check-gpu demo bench lint install uninstall clean deps
+.SUFFIXES:
+
+all: $(TOOLS)
+
+# Debian packages the build needs; the stamp keeps make quiet afterwards.
+.deps-build: scripts/install-deps
+	scripts/install-deps build
+	@touch $@
+
+lib/%.o: lib/%.c $(LIBHDR) | .deps-build
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(CWARN) -c -o $@ $<
+
+kernels/%.o: kernels/%.cu $(LIBHDR)
+	$(NVCC) $(NVCCFLAGS) -c -o $@ $<
+
+lib/libfek.a: $(LIBOBJ)
+	rm -f $@
+	ar rcs $@ $(LIBOBJ)
+
+tools/%: tools/%.c lib/libfek.a $(LIBHDR)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(CWARN) $(LDFLAGS) -o $@ $< \
+	    lib/libfek.a $(LDLIBS)
+
+check:
+	scripts/install-deps check
+	$(MAKE) all
+	scripts/runtests
+
+check-gpu: all
+	FEK_TEST_GPU=1 scripts/runtests gpu
+
+demo:
+	scripts/install-deps demo
+	$(MAKE) all
+	$(MAKE) -C pipelines/wham-2d demo
+
+bench: all
+	scripts/bench-wham-cpu
+
+lint:
+	scripts/install-deps check
+	mandoc -Tlint -Wwarning $(MAN1) $(MAN5) $(MAN7)
+	$(MAKE) clean
+	$(MAKE) all CWARN="$(CWARN) -Werror"
+
+install: all
+	mkdir -p $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(MANPREFIX)/man1 \
+	    $(DESTDIR)$(MANPREFIX)/man5 $(DESTDIR)$(MANPREFIX)/man7
+	cp -f $(TOOLS) $(DESTDIR)$(PREFIX)/bin/
+	cp -f $(MAN1) $(DESTDIR)$(MANPREFIX)/man1/
+	cp -f $(MAN5) $(DESTDIR)$(MANPREFIX)/man5/
+	cp -f $(MAN7) $(DESTDIR)$(MANPREFIX)/man7/
+
+uninstall:
+	for t in $(notdir $(TOOLS)); do rm -f $(DESTDIR)$(PREFIX)/bin/$$t; done
+	for m in $(notdir $(MAN1)); do rm -f $(DESTDIR)$(MANPREFIX)/man1/$$m; done
+	for m in $(notdir $(MAN5)); do rm -f $(DESTDIR)$(MANPREFIX)/man5/$$m; done
+	for m in $(notdir $(MAN7)); do rm -f $(DESTDIR)$(MANPREFIX)/man7/$$m; done
+
+clean:
+	rm -f lib/*.o lib/libfek.a kernels/*.o $(TOOLS)

@@ -1,0 +1,14 @@
+/*
+ * gpu_stub.c - the GPU entry points of a build without nvcc: no device,
+ * so -d gpu exits 69 and -d auto runs on the CPU.
+ */
+#include <stdio.h>
+
+#include "../kernels/device.cuh"
+
+int
+fek_gpu_probe(char *why, size_t len)
+{
+	snprintf(why, len, "fek was built without CUDA (nvcc not found)");
+	return 0;
+}

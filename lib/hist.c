@@ -1,0 +1,243 @@
+/*
+ * hist.c - histogramming and Grossfield's metadata/time-series readers.
+ * Potgieter 2014, section 5.2.1 (histogram aggregates); Grossfield, "WHAM:
+ * the weighted histogram analysis method", version 2.1 (file formats).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hist.h"
+
+void
+fek_hist_init(struct fek_hist *h, const struct fek_grid *g)
+{
+	h->grid = g;
+	h->count = fek_alloc((size_t)g->nbins, sizeof(double));
+	h->total = h->dropped = 0;
+}
+
+void
+fek_hist_reset(struct fek_hist *h)
+{
+	memset(h->count, 0, (size_t)h->grid->nbins * sizeof(double));
+	h->total = h->dropped = 0;
+}
+
+void
+fek_hist_free(struct fek_hist *h)
+{
+	free(h->count);
+	h->count = NULL;
+}
+
+int
+fek_hist_add(struct fek_hist *h, const double *x, long n,
+    long long first_row)
+{
+	int D = h->grid->ndim, d;
+	long i;
+
+	for (i = 0; i < n; i++) {
+		const double *p = x + i * D;
+		long long b;
+
+		for (d = 0; d < D; d++)
+			if (!isfinite(p[d]))
+				return fek_seterr(FEK_EX_DATA, "row %lld: "
+				    "column %d: not a finite coordinate",
+				    first_row + i, d + 1);
+		b = fek_grid_bin(h->grid, p);
+		if (b < 0) {
+			h->dropped++;
+			continue;
+		}
+		h->count[b]++;
+		h->total++;
+	}
+	return 0;
+}
+
+long long
+fek_hist_nonzero(const struct fek_hist *h)
+{
+	long long b, n = 0;
+
+	for (b = 0; b < h->grid->nbins; b++)
+		n += h->count[b] != 0;
+	return n;
+}
+
+/* Split a line into at most max numbers after a leading word (if word is
+ * not NULL).  Returns the count of numbers, -1 on a non-number. */
+static int
+split_numbers(char *s, char **word, double *v, int max, int *bad)
+{
+	char *end;
+	int n = 0;
+
+	s += strspn(s, " \t");
+	if (word) {
+		*word = s;
+		s += strcspn(s, " \t\r\n");
+		if (*s)
+			*s++ = '\0';
+	}
+	for (;;) {
+		s += strspn(s, " \t\r\n");
+		if (*s == '\0' || *s == '#')
+			return n;
+		if (n == max)
+			return n + 1;
+		errno = 0;
+		v[n] = strtod(s, &end);
+		if (end == s || !isfinite(v[n]) ||
+		    (*end && !strchr(" \t\r\n", *end))) {
+			*bad = n + 1;
+			return -1;
+		}
+		s = end;
+		n++;
+	}
+}
+
+int
+fek_meta_load(const char *path, int ndim, struct fek_meta **out, long *nout)
+{
+	FILE *fp;
+	char *line = NULL, *word;
+	size_t cap = 0;
+	long lineno = 0, n = 0, alloc = 16;
+	struct fek_meta *m;
+	double v[2 * FEK_MAXDIM + 3];
+	int k, d, bad;
+
+	fp = fopen(path, "r");
+	if (fp == NULL)
+		return fek_seterr(FEK_EX_NOINPUT, "%s: %s", path,
+		    strerror(errno));
+	m = fek_alloc(alloc, sizeof *m);
+	while (getline(&line, &cap, fp) >= 0) {
+		char *p = line + strspn(line, " \t\r\n");
+
+		lineno++;
+		if (*p == '\0' || *p == '#')
+			continue;
+		k = split_numbers(p, &word, v, 2 * ndim + 2, &bad);
+		if (k < 0) {
+			fek_seterr(FEK_EX_DATA, "%s: line %ld: field %d is not "
+			    "a number", path, lineno, bad + 1);
+			goto fail;
+		}
+		if (k < 2 * ndim || k > 2 * ndim + 2) {
+			fek_seterr(FEK_EX_DATA, "%s: line %ld: expected 'file' "
+			    "then %d centre%s, %d spring constant%s, "
+			    "[correl_time [temperature]]", path, lineno, ndim,
+			    ndim > 1 ? "s" : "", ndim, ndim > 1 ? "s" : "");
+			goto fail;
+		}
+		if (n == alloc) {
+			alloc *= 2;
+			m = realloc(m, alloc * sizeof *m);
+			if (m == NULL)
+				fek_errx(FEK_EX_SOFTWARE, "out of memory");
+		}
+		memset(&m[n], 0, sizeof m[n]);
+		for (d = 0; d < ndim; d++) {
+			m[n].win.centre[d] = v[d];
+			m[n].win.spring[d] = v[ndim + d];
+			if (v[ndim + d] < 0) {
+				fek_seterr(FEK_EX_DATA, "%s: line %ld: negative "
+				    "spring constant", path, lineno);
+				goto fail;
+			}
+		}
+		m[n].correl = k > 2 * ndim ? v[2 * ndim] : 0;
+		m[n].temp = k > 2 * ndim + 1 ? v[2 * ndim + 1] : 0;
+		if (k > 2 * ndim + 1 && !(m[n].temp > 0)) {
+			fek_seterr(FEK_EX_DATA, "%s: line %ld: temperature %g "
+			    "is not positive", path, lineno, m[n].temp);
+			goto fail;
+		}
+		m[n].path = strdup(word);
+		if (m[n].path == NULL)
+			fek_errx(FEK_EX_SOFTWARE, "out of memory");
+		n++;
+	}
+	fclose(fp);
+	free(line);
+	if (n == 0) {
+		free(m);
+		return fek_seterr(FEK_EX_DATA, "%s: no windows", path);
+	}
+	*out = m;
+	*nout = n;
+	return 0;
+fail:
+	fclose(fp);
+	free(line);
+	fek_meta_free(m, n);
+	return -1;
+}
+
+void
+fek_meta_free(struct fek_meta *m, long n)
+{
+	long i;
+
+	for (i = 0; i < n; i++)
+		free(m[i].path);
+	free(m);
+}
+
+int
+fek_timeseries_hist(const char *path, int ndim, struct fek_hist *h)
+{
+	FILE *fp;
+	char *line = NULL;
+	size_t cap = 0;
+	long lineno = 0;
+	double v[FEK_MAXDIM + 2];
+	int k, bad;
+
+	fp = fopen(path, "r");
+	if (fp == NULL)
+		return fek_seterr(FEK_EX_NOINPUT, "%s: %s", path,
+		    strerror(errno));
+	while (getline(&line, &cap, fp) >= 0) {
+		char *p = line + strspn(line, " \t\r\n");
+
+		lineno++;
+		if (*p == '\0' || *p == '#' || *p == '@')
+			continue;
+		k = split_numbers(p, NULL, v, ndim + 1, &bad);
+		if (k < 0 && bad > ndim + 1)	/* extra columns: ignored */
+			k = ndim + 1;
+		if (k < 0) {
+			fek_seterr(FEK_EX_DATA, "%s: line %ld: column %d is not "
+			    "a finite number", path, lineno, bad);
+			goto fail;
+		}
+		if (k < ndim + 1) {
+			fek_seterr(FEK_EX_DATA, "%s: line %ld: expected time "
+			    "and %d coordinate%s", path, lineno, ndim,
+			    ndim > 1 ? "s" : "");
+			goto fail;
+		}
+		if (fek_hist_add(h, v + 1, 1, lineno) < 0)
+			goto fail;
+	}
+	if (ferror(fp)) {
+		fek_seterr(FEK_EX_NOINPUT, "%s: read error", path);
+		goto fail;
+	}
+	fclose(fp);
+	free(line);
+	return 0;
+fail:
+	fclose(fp);
+	free(line);
+	return -1;
+}

@@ -1,0 +1,45 @@
+/*
+ * hist.h - per-window histograms of umbrella samples (Potgieter 2014,
+ * Eqs. 3.3-3.4: n_hb, H_h = sum_b n_hb, B_b = sum_h n_hb) and the readers
+ * of Grossfield's metadata and time-series files (wham 2.x, doc.tex).
+ */
+#ifndef FEK_HIST_H
+#define FEK_HIST_H
+
+#include "grid.h"
+
+struct fek_hist {
+	const struct fek_grid *grid;
+	double *count;		/* nbins, dense while accumulating */
+	double total;		/* samples in range (H_h) */
+	double dropped;		/* samples outside a non-periodic domain */
+};
+
+void	fek_hist_init(struct fek_hist *h, const struct fek_grid *g);
+void	fek_hist_reset(struct fek_hist *h);
+void	fek_hist_free(struct fek_hist *h);
+/* Count n points (n x ndim doubles); -1 naming the row of a non-finite
+ * coordinate (row numbers start at first_row). */
+int	fek_hist_add(struct fek_hist *h, const double *x, long n,
+	    long long first_row);
+long long fek_hist_nonzero(const struct fek_hist *h);
+
+/* One line of a Grossfield metadata file, extended to D dimensions:
+ *   path c1..cD k1..kD [correl_time [temperature]] */
+struct fek_meta {
+	char *path;
+	struct fek_window win;
+	double correl;		/* 0 when not given */
+	double temp;		/* 0 when not given */
+};
+
+/* Read a metadata file for ndim dimensions.  Relative paths are taken
+ * relative to the current directory, as Grossfield's wham does. */
+int	fek_meta_load(const char *path, int ndim, struct fek_meta **out,
+	    long *n);
+void	fek_meta_free(struct fek_meta *m, long n);
+/* Histogram a time-series file: columns time x1..xD [more...]; '#' and
+ * '@' (xmgrace) lines and blank lines skipped. */
+int	fek_timeseries_hist(const char *path, int ndim, struct fek_hist *h);
+
+#endif

@@ -1,0 +1,217 @@
+# tests/lib.sh: assertions for fek's test scripts (bash).  Source it first:
+#
+#   . "$TOP/tests/lib.sh"      (or: . "$(dirname "$0")/lib.sh")
+#
+# scripts/runtests exports TOP (repo root), BIN (the built tools), RESULTS
+# (each assertion appends "PASS name", "FAIL name: reason" or
+# "SKIP name: reason") and TMP (a fresh scratch directory; we cd into it).
+# Run alone (bash tests/X.sh) it makes its own, prints a summary at the end
+# and exits 1 on any failure.
+#
+# Each assertion prints "ok name" / "FAIL name: reason" / "skip name: reason"
+# and returns 0 on pass, 1 on fail, so dependent checks can be chained:
+#   t wham 0 'wham-gpu -T < in > out' && numcmp_files wham.out out exp
+# Do not use set -e in test scripts.
+
+if [ -z "${TOP:-}" ]; then
+	TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+fi
+BIN=${BIN:-$TOP/tools}
+PATH=$BIN:$PATH
+export TOP BIN PATH
+
+_t_alone=0 _t_own_tmp=0
+if [ -z "${TMP:-}" ]; then
+	TMP=$(mktemp -d)
+	_t_own_tmp=1
+fi
+if [ -z "${RESULTS:-}" ]; then
+	RESULTS=$TMP/RESULTS
+	: > "$RESULTS"
+	_t_alone=1
+fi
+export TMP RESULTS
+cd "$TMP" || exit 70
+
+# Return status of the last assertion; see _t_exit.
+_t_last=0
+
+# _t_record STATUS NAME [REASON]: append a result line and show it.
+_t_record() {
+	local status=$1 name=$2 reason=${3:-}
+	reason=${reason//$'\n'/ }
+	name=${name//[$'\n' ]/_}
+	case $status in
+	PASS) echo "PASS $name" >> "$RESULTS"; echo "ok $name"; _t_last=0 ;;
+	FAIL) echo "FAIL $name: $reason" >> "$RESULTS"; echo "FAIL $name: $reason"; _t_last=1 ;;
+	SKIP) echo "SKIP $name: $reason" >> "$RESULTS"; echo "skip $name: $reason"; _t_last=0 ;;
+	esac
+	return $_t_last
+}
+
+# A script whose last command is a failing assertion would exit 1 and be
+# counted twice (its FAIL line, and "FAIL script:X" by the runner): that
+# exit is turned into 0.  Alone, the summary decides the exit status.
+_t_exit() {
+	local rc=$?
+	if [ "$_t_alone" = 1 ]; then
+		local p f s
+		p=$(grep -c '^PASS' "$RESULTS")
+		f=$(grep -c '^FAIL' "$RESULTS")
+		s=$(grep -c '^SKIP' "$RESULTS")
+		if [ "$f" = 0 ] && [ "$rc" = 0 ]; then
+			echo "$p passed, 0 failed, $s skipped"
+			[ "$_t_own_tmp" = 0 ] || { cd / && rm -rf "$TMP"; }
+			exit 0
+		fi
+		echo "$p passed, $f failed, $s skipped (scratch: $TMP)"
+		exit 1
+	fi
+	[ "$rc" = 1 ] && [ "$_t_last" = 1 ] && exit 0
+	exit "$rc"
+}
+trap _t_exit EXIT
+
+# _t_file NAME: NAME made safe as a file name in $TMP.
+_t_file() {
+	local f=${1//[\/ ]/_}
+	echo "$TMP/$f"
+}
+
+# _t_lastline FILE: the last non-empty line of FILE.
+_t_lastline() {
+	awk 'NF { l = $0 } END { print l }' "$1" 2>/dev/null
+}
+
+# _t_check NAME EXPECTED_RC SHELL...: run the command line in "$@", judge it.
+_t_check() {
+	local name=$1 want=$2 f rc nerr last
+	shift 2
+	f=$(_t_file "$name")
+	timeout -k 5 "${T_TIMEOUT:-300}" "$@" < /dev/null > "$f.out" 2> "$f.err"
+	rc=$?
+	if [ "$rc" != "$want" ]; then
+		if [ "$rc" = 124 ]; then
+			_t_record FAIL "$name" "timed out after ${T_TIMEOUT:-300} s"
+		else
+			last=$(_t_lastline "$f.err")
+			_t_record FAIL "$name" "exit $rc, expected $want${last:+: $last}"
+		fi
+		return
+	fi
+	if [ "$want" != 0 ]; then
+		nerr=$(awk 'END { print NR }' "$f.err")
+		if [ "$nerr" != 1 ]; then
+			_t_record FAIL "$name" "stderr has $nerr lines, want one: $(_t_lastline "$f.err")"
+			return
+		fi
+		if ! grep -q ': ' "$f.err"; then
+			_t_record FAIL "$name" "stderr not 'tool: fact': $(cat "$f.err")"
+			return
+		fi
+		if [ -s "$f.out" ] && [ "${T_ALLOW_STDOUT:-0}" != 1 ]; then
+			_t_record FAIL "$name" "exit $rc but stdout not empty"
+			return
+		fi
+	fi
+	_t_record PASS "$name"
+}
+
+# t NAME EXPECTED_RC CMD...: run CMD (joined into one sh -c string; stdin
+# /dev/null unless it redirects; stdout/stderr in $TMP/NAME.out/.err).
+# Pass iff the exit status is EXPECTED_RC; for a nonzero status stderr must
+# also be exactly one line containing ": " and stdout must be empty (unless
+# T_ALLOW_STDOUT=1).  T_TIMEOUT (default 300 s) bounds the command.
+t() {
+	local name=$1 want=$2
+	shift 2
+	_t_check "$name" "$want" sh -c "$*"
+}
+
+# t_pipe NAME EXPECTED_RC "cmd | cmd": as t, run by bash -o pipefail, so a
+# failing stage anywhere in the pipeline sets the status.
+t_pipe() {
+	local name=$1 want=$2
+	shift 2
+	_t_check "$name" "$want" bash -o pipefail -c "$*"
+}
+
+# ok NAME CMD...: pass iff CMD (argv, run in a subshell; shell functions
+# work) succeeds.  Reason: its last stderr line, or its status.
+ok() {
+	local name=$1 f rc
+	shift
+	f=$(_t_file "$name")
+	( "$@" ) < /dev/null > "$f.out" 2> "$f.err"
+	rc=$?
+	if [ "$rc" = 0 ]; then
+		_t_record PASS "$name"
+	elif [ -s "$f.err" ]; then
+		_t_record FAIL "$name" "$(_t_lastline "$f.err")"
+	else
+		_t_record FAIL "$name" "exit $rc: $*"
+	fi
+}
+
+# near NAME GOT EXPECTED TOL: pass iff |GOT - EXPECTED| <= TOL.
+near() {
+	if awk -v g="$2" -v e="$3" -v tol="$4" 'BEGIN {
+		n = "^[+-]?([0-9]+[.]?[0-9]*|[.][0-9]+)([eE][+-]?[0-9]+)?$"
+		if (g !~ n || e !~ n || tol !~ n) exit 1
+		d = g - e; if (d < 0) d = -d
+		exit !(d <= tol + 0) }'; then
+		_t_record PASS "$1"
+	else
+		_t_record FAIL "$1" "got '$2', expected $3 within $4"
+	fi
+}
+
+# le NAME GOT LIMIT: pass iff GOT <= LIMIT (both numbers).
+le() {
+	if awk -v g="$2" -v l="$3" 'BEGIN {
+		n = "^[+-]?([0-9]+[.]?[0-9]*|[.][0-9]+)([eE][+-]?[0-9]+)?$"
+		exit !(g ~ n && l ~ n && g + 0 <= l + 0) }'; then
+		_t_record PASS "$1"
+	else
+		_t_record FAIL "$1" "got '$2', limit $3"
+	fi
+}
+
+# same_file NAME A B: pass iff A and B are byte for byte the same.
+same_file() {
+	local msg
+	if msg=$(cmp "$2" "$3" 2>&1); then
+		_t_record PASS "$1"
+	else
+		_t_record FAIL "$1" "$(echo "$msg" | head -n 1)"
+	fi
+}
+
+# numcmp_files NAME A B [RELTOL [ABSTOL]]: pass iff scripts/numcmp finds the
+# text files equal within the tolerances (defaults 1e-9, 1e-12).
+numcmp_files() {
+	local msg
+	if msg=$("$TOP/scripts/numcmp" -r "${4:-1e-9}" -a "${5:-1e-12}" "$2" "$3" 2>&1); then
+		_t_record PASS "$1"
+	else
+		_t_record FAIL "$1" "$(echo "$msg" | head -n 1)"
+	fi
+}
+
+# skip NAME REASON: record that a check was not run, and why.
+skip() {
+	_t_record SKIP "$1" "$2"
+}
+
+# fail NAME REASON / pass NAME: record a verdict reached by other means.
+fail() {
+	_t_record FAIL "$1" "$2"
+}
+pass() {
+	_t_record PASS "$1"
+}
+
+# have CMD: true iff CMD is on PATH (for skip decisions).
+have() {
+	command -v "$1" > /dev/null 2>&1
+}

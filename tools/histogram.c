@@ -1,0 +1,358 @@
+/*
+ * histogram - per-window n-dimensional histograms of umbrella samples
+ * (Potgieter 2014, section 5.2.1, Eqs. 3.3-3.4), from fek sample streams
+ * or from Grossfield's metadata and time-series files (-m).  Output: one
+ * sparse histogram section per window (bin, count).
+ */
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fek.h"
+#include "hist.h"
+#include "stream.h"
+
+#define MAXB FEK_MAXDIM
+
+struct binspec {
+	double lo, hi;
+	long n;
+	int periodic;
+	int explicit;		/* lo:hi:n given */
+};
+
+static void
+usage(void)
+{
+	fprintf(stderr, "usage: histogram [-Tqv] [-E kcal|kJ] [-m metadata] "
+	    "[-t temperature] [-u unit]\n"
+	    "                 -b bins|lo:hi:bins[:p] ... [file ...]\n");
+	exit(FEK_EX_USAGE);
+}
+
+static int
+parse_bins(const char *arg, struct binspec *b)
+{
+	char buf[256], *c1, *c2, *c3;
+
+	memset(b, 0, sizeof *b);
+	if (strchr(arg, ':') == NULL)
+		return fek_opt_long(arg, 1, 100000000L, "-b", &b->n);
+	if (strlen(arg) >= sizeof buf) {
+		fek_warnx("-b: '%s' is too long", arg);
+		return 1;
+	}
+	strcpy(buf, arg);
+	c1 = strchr(buf + 1, ':');
+	c2 = c1 ? strchr(c1 + 2, ':') : NULL;
+	if (c1 == NULL || c2 == NULL) {
+		fek_warnx("-b: '%s' is not bins or lo:hi:bins[:p]", arg);
+		return 1;
+	}
+	*c1++ = '\0';
+	*c2++ = '\0';
+	c3 = strchr(c2, ':');
+	if (c3) {
+		*c3++ = '\0';
+		if (strcmp(c3, "p") != 0) {
+			fek_warnx("-b: '%s': the fourth field must be 'p'",
+			    arg);
+			return 1;
+		}
+		b->periodic = 1;
+	}
+	if (fek_opt_double(buf, -HUGE_VAL, HUGE_VAL, "-b", &b->lo) ||
+	    fek_opt_double(c1, -HUGE_VAL, HUGE_VAL, "-b", &b->hi) ||
+	    fek_opt_long(c2, 1, 100000000L, "-b", &b->n))
+		return 1;
+	if (!(b->lo < b->hi)) {
+		fek_warnx("-b: '%s': lo must be below hi", arg);
+		return 1;
+	}
+	b->explicit = 1;
+	return 0;
+}
+
+/* The grid of a section: its AXIS lines, with -b applied. */
+static int
+make_grid(struct fek_reader *r, const struct fek_header *h,
+    const struct binspec *bs, int nb, struct fek_grid *g)
+{
+	long long total = 1;
+	int d;
+
+	if (fek_grid_read(r, h, g, 0) < 0)
+		return -1;
+	if (nb != g->ndim && !(nb == 1 && !bs[0].explicit))
+		return fek_rerr(r, FEK_EX_USAGE, "%d -b option%s for %d "
+		    "dimension%s", nb, nb > 1 ? "s" : "", g->ndim,
+		    g->ndim > 1 ? "s" : "");
+	for (d = 0; d < g->ndim; d++) {
+		const struct binspec *b = &bs[nb == 1 ? 0 : d];
+
+		if (b->explicit) {
+			g->ax[d].lo = b->lo;
+			g->ax[d].hi = b->hi;
+			g->ax[d].periodic = b->periodic;
+		}
+		g->ax[d].nbins = b->n;
+		total *= b->n;
+		if (total > (1LL << 32))
+			return fek_rerr(r, FEK_EX_USAGE, "-b: more than 2^32 "
+			    "bins");
+	}
+	g->nbins = total;
+	return 0;
+}
+
+static void
+write_hist(struct fek_writer *w, const struct fek_header *in,
+    const struct fek_hist *hist, const char *where, int argc, char **argv)
+{
+	struct fek_header h;
+	long long b, k = 0, nnz = fek_hist_nonzero(hist);
+	double *rows;
+
+	if (hist->total == 0)
+		fek_errx(FEK_EX_DATA, "%s: no sample inside the histogram "
+		    "range (%.0f outside)", where, hist->dropped);
+	if (hist->dropped > 0)
+		fek_warnx("%s: %.0f of %.0f samples outside the histogram "
+		    "range, dropped", where, hist->dropped,
+		    hist->dropped + hist->total);
+	fek_hdr_init(&h, "histogram");
+	h.rows = nnz;
+	fek_hdr_addcol(&h, "bin", FEK_I64, "1");
+	fek_hdr_addcol(&h, "count", FEK_F64, "1");
+	fek_hdr_copy_keys(&h, in);
+	fek_grid_write(&h, hist->grid);
+	fek_hdr_set(&h, "NSAMPLES", "%.0f", hist->total);
+	fek_hdr_set(&h, "DROPPED", "%.0f", hist->dropped);
+	fek_hdr_prov(&h, argc, argv);
+	rows = fek_alloc((size_t)(nnz ? nnz : 1) * 2, sizeof(double));
+	for (b = 0; b < hist->grid->nbins; b++)
+		if (hist->count[b] != 0) {
+			rows[2 * k] = (double)b;
+			rows[2 * k + 1] = hist->count[b];
+			k++;
+		}
+	if (fek_begin_section(w, &h) < 0 || fek_write_rows(w, rows, nnz) < 0 ||
+	    fek_end_section(w) < 0)
+		fek_die();
+	free(rows);
+	fek_hdr_free(&h);
+}
+
+static void
+from_metadata(const char *meta, const struct binspec *bs, int nb,
+    double temp, int temp_given, enum fek_unit eunit, const char *unit,
+    struct fek_writer *w, int argc, char **argv)
+{
+	const char *names3[] = { "x", "y", "z" };
+	struct fek_meta *m;
+	struct fek_grid g;
+	struct fek_hist hist;
+	long n, i;
+	int d;
+
+	memset(&g, 0, sizeof g);
+	g.ndim = nb;
+	g.nbins = 1;
+	for (d = 0; d < nb; d++) {
+		if (!bs[d].explicit)
+			fek_errx(FEK_EX_USAGE, "-m: give each -b as "
+			    "lo:hi:bins[:p] (time series carry no domain)");
+		if (nb <= 3)
+			strcpy(g.ax[d].name, names3[d]);
+		else
+			snprintf(g.ax[d].name, FEK_NAMELEN, "x%d", d + 1);
+		strcpy(g.ax[d].unit, unit);
+		g.ax[d].lo = bs[d].lo;
+		g.ax[d].hi = bs[d].hi;
+		g.ax[d].periodic = bs[d].periodic;
+		g.ax[d].nbins = bs[d].n;
+		g.nbins *= bs[d].n;
+	}
+	if (fek_meta_load(meta, nb, &m, &n) < 0)
+		fek_die();
+	fek_hist_init(&hist, &g);
+	for (i = 0; i < n; i++) {
+		struct fek_header h;
+		double t = m[i].temp > 0 ? m[i].temp : temp;
+		char where[512];
+
+		if (m[i].temp > 0 && temp_given && m[i].temp != temp)
+			fek_errx(FEK_EX_DATA, "%s: window %ld: temperature %g "
+			    "differs from -t %g", meta, i + 1, m[i].temp,
+			    temp);
+		if (m[i].temp > 0 && m[0].temp > 0 && m[i].temp != m[0].temp)
+			fek_errx(FEK_EX_DATA, "%s: window %ld: temperature %g "
+			    "differs from window 1 (%g); one temperature only",
+			    meta, i + 1, m[i].temp, m[0].temp);
+		fek_hist_reset(&hist);
+		if (fek_timeseries_hist(m[i].path, nb, &hist) < 0)
+			fek_die();
+		fek_hdr_init(&h, "samples");
+		fek_window_write(&h, nb, &m[i].win);
+		fek_hdr_add(&h, "TEMP", "%.17g", t);
+		fek_hdr_add(&h, "ENERGY", "%s", fek_unit_name(eunit));
+		if (m[i].correl > 0)
+			fek_hdr_add(&h, "CORRTIME", "%.17g", m[i].correl);
+		fek_hdr_add(&h, "SOURCE", "%s", m[i].path);
+		snprintf(where, sizeof where, "%s", m[i].path);
+		write_hist(w, &h, &hist, where, argc, argv);
+		fek_hdr_free(&h);
+	}
+	fek_hist_free(&hist);
+	fek_meta_free(m, n);
+}
+
+static void
+from_stream(const char *path, const struct binspec *bs, int nb,
+    struct fek_writer *w, int argc, char **argv)
+{
+	struct fek_reader r;
+	struct fek_header h;
+	struct fek_grid g, prev;
+	struct fek_hist hist = { 0 };
+	double *buf;
+	long got;
+	long long row;
+	int rc, have = 0;
+	char where[512];
+
+	if (fek_reader_open(&r, path) < 0)
+		fek_die();
+	buf = fek_alloc(65536 * FEK_MAXCOLS, sizeof(double));
+	while ((rc = fek_next_section(&r, &h)) > 0) {
+		if (strcmp(h.kind, "samples") != 0)
+			fek_errx(FEK_EX_DATA, "%s: section %ld: KIND %s, "
+			    "expected samples", r.name, r.section, h.kind);
+		if (make_grid(&r, &h, bs, nb, &g) < 0)
+			fek_die();
+		if (h.ncols != g.ndim)
+			fek_errx(FEK_EX_DATA, "%s: section %ld: %d columns for "
+			    "%d AXIS lines", r.name, r.section, h.ncols,
+			    g.ndim);
+		if (!have || !fek_grid_same(&g, &prev)) {
+			if (have)
+				fek_hist_free(&hist);
+			prev = g;
+			fek_hist_init(&hist, &prev);
+			have = 1;
+		}
+		fek_hist_reset(&hist);
+		row = 1;
+		while ((got = fek_read_rows(&r, buf, 65536)) > 0) {
+			if (fek_hist_add(&hist, buf, got, row) < 0)
+				fek_errx(FEK_EX_DATA, "%s: section %ld: %s",
+				    r.name, r.section, fek_errmsg());
+			row += got;
+		}
+		if (got < 0)
+			fek_die();
+		snprintf(where, sizeof where, "%s: section %ld", r.name,
+		    r.section);
+		write_hist(w, &h, &hist, where, argc, argv);
+		fek_hdr_free(&h);
+	}
+	if (rc < 0)
+		fek_die();
+	if (have)
+		fek_hist_free(&hist);
+	free(buf);
+	fek_reader_close(&r);
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct binspec bs[MAXB];
+	struct fek_writer w;
+	FILE *out;
+	enum fek_unit eunit = FEK_KCAL;
+	const char *meta = NULL, *unit = "1";
+	double temp = 300;
+	int c, nb = 0, nerr = 0, text = 0, temp_given = 0, i;
+
+	fek_setprogname(argv[0]);
+	while ((c = getopt_long(argc, argv, "b:E:m:qt:Tu:v", longopts,
+	    NULL)) != -1) {
+		switch (c) {
+		case 'b':
+			if (nb == MAXB) {
+				fek_warnx("-b: at most %d dimensions", MAXB);
+				nerr++;
+			} else
+				nerr += parse_bins(optarg, &bs[nb++]);
+			break;
+		case 'E':
+			if (fek_unit_parse(optarg, &eunit) < 0 ||
+			    eunit == FEK_KT) {
+				fek_warnx("-E: '%s' is not kcal or kJ", optarg);
+				nerr++;
+			}
+			break;
+		case 'm':
+			meta = optarg;
+			break;
+		case 'q':
+			fek_set_quiet(1);
+			break;
+		case 't':
+			nerr += fek_opt_double(optarg, 1e-6, 1e9, "-t", &temp);
+			temp_given = 1;
+			break;
+		case 'T':
+			text = 1;
+			break;
+		case 'u':
+			unit = optarg;
+			if (!*unit || strlen(unit) >= FEK_NAMELEN ||
+			    strpbrk(unit, " \t")) {
+				fek_warnx("-u: '%s' is not a one-word unit",
+				    unit);
+				nerr++;
+			}
+			break;
+		case 'v':
+			break;
+		case 'V':
+			fek_version_exit();
+		default:
+			usage();
+		}
+	}
+	argc -= optind;
+	argv += optind;
+	if (nb == 0) {
+		fek_warnx("-b: give the bins of each dimension");
+		nerr++;
+	}
+	if (meta && argc > 0) {
+		fek_warnx("-m: reads the metadata file, not operands");
+		nerr++;
+	}
+	if (nerr)
+		usage();
+	out = fek_outbuf_open();
+	fek_writer_init(&w, out, text);
+	w.name = "stdout";
+	if (meta)
+		from_metadata(meta, bs, nb, temp, temp_given, eunit, unit, &w,
+		    argc + optind, argv - optind);
+	else if (argc == 0)
+		from_stream("-", bs, nb, &w, argc + optind, argv - optind);
+	else
+		for (i = 0; i < argc; i++)
+			from_stream(argv[i], bs, nb, &w, argc + optind,
+			    argv - optind);
+	fek_outbuf_commit(out);
+	fek_writer_free(&w);
+	return 0;
+}

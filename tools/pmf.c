@@ -1,0 +1,213 @@
+/*
+ * pmf - the potential of mean force W = -kT ln p (Potgieter 2014, Eq. 2.4,
+ * section 5.2.5) from a wham-gpu prob section, in kcal/mol, kJ/mol or kT,
+ * zero at its minimum or at a chosen point, optionally projected onto
+ * fewer axes.  Writes the text twin (gnuplot reads it as is: a blank line
+ * between rows of a 2-D surface) unless -B asks for binary.
+ */
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fek.h"
+#include "pmf.h"
+#include "stream.h"
+
+static void
+usage(void)
+{
+	fprintf(stderr, "usage: pmf [-BTq] [-m axis[,axis...]] [-u kcal|kJ|kT] "
+	    "[-z coord[,coord...]] [file]\n");
+	exit(FEK_EX_USAGE);
+}
+
+/* -m 1,2 or -m x,y: the axes to keep, ascending. */
+static int
+parse_axes(const char *arg, const struct fek_grid *g, int *keep, int *n)
+{
+	char buf[256], *tok, *save;
+	int d, k, used[FEK_MAXDIM] = { 0 };
+
+	snprintf(buf, sizeof buf, "%s", arg);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",",
+	    &save)) {
+		char *end;
+		long v = strtol(tok, &end, 10);
+
+		d = -1;
+		if (*end == '\0' && end != tok && v >= 1 && v <= g->ndim)
+			d = (int)v - 1;
+		for (k = 0; k < g->ndim && d < 0; k++)
+			if (strcmp(tok, g->ax[k].name) == 0)
+				d = k;
+		if (d < 0)
+			return fek_seterr(FEK_EX_USAGE, "-m: '%s' is not an "
+			    "axis of the input (1..%d or its name)", tok,
+			    g->ndim);
+		used[d] = 1;
+	}
+	for (d = k = 0; d < g->ndim; d++)
+		if (used[d])
+			keep[k++] = d;
+	*n = k;
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "version", no_argument, NULL, 'V' },
+		{ "units", required_argument, NULL, 'u' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct fek_reader r;
+	struct fek_header h, out;
+	struct fek_grid g, og;
+	struct fek_writer w;
+	enum fek_unit unit = FEK_KCAL, eu;
+	const char *axes = NULL, *zero = NULL, *path = "-", *v;
+	double temp, *lnp, *marg, *F, *row, kT, z[FEK_MAXDIM];
+	long long nb, b, zb = -1;
+	long idx[FEK_MAXDIM];
+	int c, nerr = 0, binary = 0, keep[FEK_MAXDIM], nkeep, d, k, rc;
+
+	fek_setprogname(argv[0]);
+	while ((c = getopt_long(argc, argv, "Bm:qTu:z:", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'B':
+			binary = 1;
+			break;
+		case 'm':
+			axes = optarg;
+			break;
+		case 'q':
+			fek_set_quiet(1);
+			break;
+		case 'T':
+			binary = 0;
+			break;
+		case 'u':
+			if (fek_unit_parse(optarg, &unit) < 0) {
+				fek_warnx("-u: '%s' is not kcal, kJ or kT",
+				    optarg);
+				nerr++;
+			}
+			break;
+		case 'z':
+			zero = optarg;
+			break;
+		case 'V':
+			fek_version_exit();
+		default:
+			usage();
+		}
+	}
+	if (argc - optind > 1) {
+		fek_warnx("one input file at most");
+		nerr++;
+	}
+	if (nerr)
+		usage();
+	if (optind < argc)
+		path = argv[optind];
+	if (fek_reader_open(&r, path) < 0)
+		fek_die();
+	/* the first prob section; winfree sections are passed over */
+	while ((rc = fek_next_section(&r, &h)) > 0 && strcmp(h.kind, "prob"))
+		fek_hdr_free(&h);
+	if (rc < 0)
+		fek_die();
+	if (rc == 0)
+		fek_errx(FEK_EX_DATA, "%s: no prob section (the output of "
+		    "wham-gpu)", r.name);
+	if (fek_grid_read(&r, &h, &g, 1) < 0 || fek_temp_read(&r, &h, &temp) < 0
+	    || fek_energy_read(&r, &h, &eu) < 0)
+		fek_die();
+	if (h.ncols != 1)
+		fek_errx(FEK_EX_DATA, "%s: section %ld: prob has %d columns, "
+		    "expected 1 (lnp)", r.name, r.section, h.ncols);
+	if ((nb = fek_read_all(&r, &h, &lnp)) < 0)
+		fek_die();
+	if (nb != g.nbins)
+		fek_errx(FEK_EX_DATA, "%s: section %ld: %lld rows for %lld "
+		    "bins", r.name, r.section, nb, g.nbins);
+	for (b = 0; b < nb; b++)
+		if (lnp[b] > 0 && isinf(lnp[b]))
+			fek_errx(FEK_EX_DATA, "%s: section %ld: row %lld: lnp "
+			    "= +inf", r.name, r.section, b + 1);
+	nkeep = g.ndim;
+	for (d = 0; d < g.ndim; d++)
+		keep[d] = d;
+	if (axes && parse_axes(axes, &g, keep, &nkeep) < 0)
+		fek_errx(FEK_EX_USAGE, "%s", fek_errmsg());
+	og = g;
+	og.ndim = nkeep;
+	og.nbins = 1;
+	for (k = 0; k < nkeep; k++) {
+		og.ax[k] = g.ax[keep[k]];
+		og.nbins *= og.ax[k].nbins;
+	}
+	marg = fek_alloc((size_t)og.nbins, sizeof(double));
+	fek_lnp_marginal(&g, lnp, nkeep, keep, marg);
+	if (zero) {
+		char *s = (char *)zero, *end;
+
+		for (k = 0; k < og.ndim; k++) {
+			z[k] = strtod(s, &end);
+			if (end == s || (*end != (k + 1 < og.ndim ? ',' : '\0')))
+				fek_errx(FEK_EX_USAGE, "-z: '%s' is not %d "
+				    "comma-separated coordinates", zero,
+				    og.ndim);
+			s = end + 1;
+		}
+		zb = fek_grid_bin(&og, z);
+		if (zb < 0)
+			fek_errx(FEK_EX_USAGE, "-z: '%s' is outside the domain",
+			    zero);
+	}
+	kT = (unit == FEK_KT) ? 1.0 : fek_kb(unit) * temp;
+	F = fek_alloc((size_t)og.nbins, sizeof(double));
+	if (fek_pmf_from_lnp(og.nbins, marg, kT, zb, F) < 0)
+		fek_die();
+	fek_hdr_init(&out, "pmf");
+	out.rows = og.nbins;
+	for (k = 0; k < og.ndim; k++)
+		fek_hdr_addcol(&out, og.ax[k].name, FEK_F64, og.ax[k].unit);
+	fek_hdr_addcol(&out, "F", FEK_F64, fek_unit_name(unit));
+	fek_grid_write(&out, &og);
+	fek_hdr_add(&out, "TEMP", "%.17g", temp);
+	if ((v = fek_hdr_get(&h, "PMF", 0)) != NULL)
+		fek_hdr_add(&out, "PMF", "%s", v);
+	for (k = 0; (v = fek_hdr_get(&h, "PROV", k)) != NULL; k++)
+		fek_hdr_add(&out, "PROV", "%s", v);
+	fek_hdr_add(&out, "ZERO", "%s", zero ? zero : "minimum");
+	fek_hdr_prov(&out, argc, argv);
+	fek_writer_init(&w, stdout, !binary);
+	if (fek_begin_section(&w, &out) < 0)
+		fek_die();
+	row = fek_alloc(og.ndim + 1, sizeof(double));
+	for (b = 0; b < og.nbins; b++) {
+		fek_grid_unflatten(&og, b, idx);
+		if (og.ndim > 1 && b > 0 && idx[og.ndim - 1] == 0)
+			fek_write_blank(&w);
+		for (k = 0; k < og.ndim; k++)
+			row[k] = fek_grid_centre(&og, k, idx[k]);
+		row[og.ndim] = F[b];
+		if (fek_write_rows(&w, row, 1) < 0)
+			fek_die();
+	}
+	if (fek_end_section(&w) < 0)
+		fek_die();
+	fek_fshut(stdout, "stdout");
+	fek_hdr_free(&h);
+	fek_hdr_free(&out);
+	fek_writer_free(&w);
+	fek_reader_close(&r);
+	free(lnp);
+	free(marg);
+	free(F);
+	free(row);
+	return 0;
+}

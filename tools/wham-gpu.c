@@ -1,0 +1,385 @@
+/*
+ * wham-gpu - the weighted histogram analysis method (Potgieter 2014,
+ * Eqs. 3.1-3.4; Kumar et al. 1992) on histogram + logbias streams, to the
+ * normalised unbiased distribution p_b and the window free energies F_h.
+ * The CPU reference is lib/wham.c; the GPU path arrives in a later release
+ * and -d gpu exits 69 until then.
+ */
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fek.h"
+#include "stream.h"
+#include "wham.h"
+
+static void
+usage(void)
+{
+	fprintf(stderr, "usage: wham-gpu [-Tqv] [-d cpu|gpu|auto] "
+	    "[--maxiter count] [--solver iterate]\n"
+	    "                [--tol kT] [file ...]\n");
+	exit(FEK_EX_USAGE);
+}
+
+struct input {
+	struct wham_problem p;
+	long cap, nbias;
+	long long nnz, nnzcap;
+	struct fek_header first;	/* keys carried to the output */
+	int have_first;
+	enum fek_unit energy;
+	char **winkey;			/* WINDOW text of each histogram */
+};
+
+static void
+add_histogram(struct input *in, struct fek_reader *r, struct fek_header *h)
+{
+	struct wham_problem *p = &in->p;
+	struct fek_grid g;
+	struct fek_window win;
+	enum fek_unit eu;
+	double temp, *rows, n = 0;
+	long long k, rows_n;
+
+	if (fek_grid_read(r, h, &g, 1) < 0 ||
+	    fek_window_read(r, h, g.ndim, &win) < 0 ||
+	    fek_temp_read(r, h, &temp) < 0 || fek_energy_read(r, h, &eu) < 0)
+		fek_die();
+	if (!in->have_first) {
+		p->grid = g;
+		p->temp = temp;
+		in->energy = eu;
+		fek_hdr_copy(&in->first, h);
+		in->have_first = 1;
+		p->counts = fek_alloc((size_t)g.nbins, sizeof(double));
+	} else {
+		if (!fek_grid_same(&g, &p->grid))
+			fek_errx(FEK_EX_DATA, "%s: section %ld: AXIS/BINS "
+			    "differ from the first histogram's", r->name,
+			    r->section);
+		if (temp != p->temp)
+			fek_errx(FEK_EX_DATA, "%s: section %ld: TEMP %g differs "
+			    "from the first histogram's %g (one temperature "
+			    "only)", r->name, r->section, temp, p->temp);
+		if (eu != in->energy)
+			fek_errx(FEK_EX_DATA, "%s: section %ld: ENERGY differs "
+			    "from the first histogram's", r->name, r->section);
+	}
+	if (fek_hdr_col(h, "bin") != 0 || fek_hdr_col(h, "count") != 1 ||
+	    h->ncols != 2)
+		fek_errx(FEK_EX_DATA, "%s: section %ld: histogram columns must "
+		    "be bin, count", r->name, r->section);
+	if ((rows_n = fek_read_all(r, h, &rows)) < 0)
+		fek_die();
+	if (p->nwin == in->cap) {
+		in->cap = in->cap ? 2 * in->cap : 64;
+		p->win = realloc(p->win, in->cap * sizeof *p->win);
+		p->n = realloc(p->n, in->cap * sizeof *p->n);
+		p->hist_start = realloc(p->hist_start, (in->cap + 1) *
+		    sizeof *p->hist_start);
+		in->winkey = realloc(in->winkey, in->cap * sizeof(char *));
+		if (!p->win || !p->n || !p->hist_start || !in->winkey)
+			fek_errx(FEK_EX_SOFTWARE, "out of memory");
+	}
+	if (in->nnz + rows_n > in->nnzcap) {
+		in->nnzcap = 2 * (in->nnz + rows_n) + 1024;
+		p->hist_bin = realloc(p->hist_bin, in->nnzcap *
+		    sizeof *p->hist_bin);
+		p->hist_count = realloc(p->hist_count, in->nnzcap *
+		    sizeof *p->hist_count);
+		if (!p->hist_bin || !p->hist_count)
+			fek_errx(FEK_EX_SOFTWARE, "out of memory");
+	}
+	p->hist_start[p->nwin] = in->nnz;
+	for (k = 0; k < rows_n; k++) {
+		double b = rows[2 * k], c = rows[2 * k + 1];
+
+		if (b < 0 || b >= (double)g.nbins)
+			fek_errx(FEK_EX_DATA, "%s: section %ld: row %lld: bin "
+			    "%.0f outside 0..%lld", r->name, r->section, k + 1,
+			    b, g.nbins - 1);
+		if (!(c >= 0) || !isfinite(c))
+			fek_errx(FEK_EX_DATA, "%s: section %ld: row %lld: count "
+			    "%g is not a finite count >= 0", r->name,
+			    r->section, k + 1, c);
+		p->hist_bin[in->nnz] = (long long)b;
+		p->hist_count[in->nnz] = c;
+		p->counts[(long long)b] += c;
+		n += c;
+		in->nnz++;
+	}
+	if (!(n > 0))
+		fek_errx(FEK_EX_DATA, "%s: section %ld: window has no samples",
+		    r->name, r->section);
+	p->hist_start[p->nwin + 1] = in->nnz;
+	p->win[p->nwin] = win;
+	p->n[p->nwin] = n;
+	in->winkey[p->nwin] = strdup(fek_hdr_get(h, "WINDOW", 0));
+	p->nwin++;
+	free(rows);
+}
+
+static void
+add_bias(struct input *in, struct fek_reader *r, struct fek_header *h)
+{
+	struct wham_problem *p = &in->p;
+	struct fek_grid g;
+	double *rows;
+	long long n;
+	long h_idx = in->nbias;
+	int d;
+
+	if (h_idx >= p->nwin)
+		fek_errx(FEK_EX_DATA, "%s: section %ld: logbias without a "
+		    "histogram before it", r->name, r->section);
+	if (fek_grid_read(r, h, &g, 1) < 0)
+		fek_die();
+	if (!fek_grid_same(&g, &p->grid))
+		fek_errx(FEK_EX_DATA, "%s: section %ld: AXIS/BINS differ from "
+		    "the histograms'", r->name, r->section);
+	if (fek_hdr_get(h, "WINDOW", 0) == NULL ||
+	    strcmp(fek_hdr_get(h, "WINDOW", 0), in->winkey[h_idx]) != 0)
+		fek_errx(FEK_EX_DATA, "%s: section %ld: WINDOW differs from "
+		    "its histogram's (section before)", r->name, r->section);
+	if (p->lnc == NULL) {
+		p->lnc_stride = 0;
+		for (d = 0; d < g.ndim; d++) {
+			p->lnc_off[d] = p->lnc_stride;
+			p->lnc_stride += g.ax[d].nbins;
+		}
+	}
+	if (h->ncols != 1)
+		fek_errx(FEK_EX_DATA, "%s: section %ld: logbias has %d columns, "
+		    "expected 1", r->name, r->section, h->ncols);
+	if ((n = fek_read_all(r, h, &rows)) < 0)
+		fek_die();
+	if (n != p->lnc_stride)
+		fek_errx(FEK_EX_DATA, "%s: section %ld: %lld logbias rows, "
+		    "expected %ld", r->name, r->section, n, p->lnc_stride);
+	p->lnc = realloc(p->lnc, (size_t)in->cap * p->lnc_stride *
+	    sizeof(double));
+	if (p->lnc == NULL)
+		fek_errx(FEK_EX_SOFTWARE, "out of memory");
+	for (n = 0; n < p->lnc_stride; n++) {
+		if (!(rows[n] <= 0) && !(rows[n] > 0))
+			fek_errx(FEK_EX_DATA, "%s: section %ld: row %lld: NaN",
+			    r->name, r->section, n + 1);
+		if (rows[n] == HUGE_VAL)
+			fek_errx(FEK_EX_DATA, "%s: section %ld: row %lld: "
+			    "ln c = +inf", r->name, r->section, n + 1);
+		p->lnc[h_idx * p->lnc_stride + n] = rows[n];
+	}
+	in->nbias++;
+	free(rows);
+}
+
+static void
+read_input(struct input *in, const char *path)
+{
+	struct fek_reader r;
+	struct fek_header h;
+	int rc;
+
+	if (fek_reader_open(&r, path) < 0)
+		fek_die();
+	while ((rc = fek_next_section(&r, &h)) > 0) {
+		if (strcmp(h.kind, "histogram") == 0) {
+			if (in->nbias != in->p.nwin)
+				fek_errx(FEK_EX_DATA, "%s: section %ld: "
+				    "histogram %ld has no logbias section "
+				    "after it (run bias-build)", r.name,
+				    r.section, in->p.nwin);
+			add_histogram(in, &r, &h);
+		} else if (strcmp(h.kind, "logbias") == 0)
+			add_bias(in, &r, &h);
+		else
+			fek_errx(FEK_EX_DATA, "%s: section %ld: KIND %s, "
+			    "expected histogram or logbias", r.name, r.section,
+			    h.kind);
+		fek_hdr_free(&h);
+	}
+	if (rc < 0)
+		fek_die();
+	fek_reader_close(&r);
+}
+
+static void
+progress(long it, double delta)
+{
+	fprintf(stderr, "wham-gpu: iteration %ld: max |d ln f| = %.3e kT\n",
+	    it, delta);
+}
+
+static void
+write_output(const struct input *in, const struct wham_result *res,
+    const struct wham_options *o, int text, int argc, char **argv)
+{
+	const struct wham_problem *p = &in->p;
+	struct fek_writer w;
+	struct fek_header h;
+	const char *v;
+	double *row;
+	long i;
+	int d, k, D = p->grid.ndim;
+
+	fek_writer_init(&w, stdout, text);
+	fek_hdr_init(&h, "prob");
+	h.rows = p->grid.nbins;
+	fek_hdr_addcol(&h, "lnp", FEK_F64, "1");
+	fek_grid_write(&h, &p->grid);
+	fek_hdr_add(&h, "TEMP", "%.17g", p->temp);
+	fek_hdr_add(&h, "ENERGY", "%s", fek_unit_name(in->energy));
+	if ((v = fek_hdr_get(&in->first, "PMF", 0)) != NULL)
+		fek_hdr_add(&h, "PMF", "%s", v);
+	for (k = 0; (v = fek_hdr_get(&in->first, "PROV", k)) != NULL; k++)
+		fek_hdr_add(&h, "PROV", "%s", v);
+	fek_hdr_add(&h, "WINDOWS", "%ld", p->nwin);
+	fek_hdr_add(&h, "SOLVER", "iterate");
+	fek_hdr_add(&h, "ITERATIONS", "%ld", res->iterations);
+	fek_hdr_add(&h, "MAXDELTA", "%.3e", res->maxdelta);
+	fek_hdr_add(&h, "TOL", "%.3e", o->tol);
+	fek_hdr_add(&h, "DEVICE", "cpu");
+	fek_hdr_prov(&h, argc, argv);
+	if (fek_begin_section(&w, &h) < 0 ||
+	    fek_write_rows(&w, res->lnp, (long)p->grid.nbins) < 0 ||
+	    fek_end_section(&w) < 0)
+		fek_die();
+	fek_hdr_free(&h);
+
+	fek_hdr_init(&h, "winfree");
+	h.rows = p->nwin;
+	for (d = 0; d < D; d++) {
+		char name[FEK_NAMELEN + 8];
+
+		snprintf(name, sizeof name, "c_%s", p->grid.ax[d].name);
+		fek_hdr_addcol(&h, name, FEK_F64, p->grid.ax[d].unit);
+	}
+	for (d = 0; d < D; d++) {
+		char name[FEK_NAMELEN + 8];
+
+		snprintf(name, sizeof name, "k_%s", p->grid.ax[d].name);
+		fek_hdr_addcol(&h, name, FEK_F64, "energy/unit^2");
+	}
+	fek_hdr_addcol(&h, "F", FEK_F64, "kT");
+	fek_hdr_addcol(&h, "n", FEK_F64, "1");
+	fek_grid_write(&h, &p->grid);
+	fek_hdr_add(&h, "TEMP", "%.17g", p->temp);
+	fek_hdr_add(&h, "ENERGY", "%s", fek_unit_name(in->energy));
+	fek_hdr_prov(&h, argc, argv);
+	if (fek_begin_section(&w, &h) < 0)
+		fek_die();
+	row = fek_alloc(2 * D + 2, sizeof(double));
+	for (i = 0; i < p->nwin; i++) {
+		for (d = 0; d < D; d++) {
+			row[d] = p->win[i].centre[d];
+			row[D + d] = p->win[i].spring[d];
+		}
+		row[2 * D] = -res->lnf[i];	/* F_h = -kT ln f_h */
+		row[2 * D + 1] = p->n[i];
+		if (fek_write_rows(&w, row, 1) < 0)
+			fek_die();
+	}
+	if (fek_end_section(&w) < 0)
+		fek_die();
+	fek_hdr_free(&h);
+	free(row);
+	fek_writer_free(&w);
+}
+
+int
+main(int argc, char **argv)
+{
+	enum { OPT_TOL = 256, OPT_MAXITER, OPT_SOLVER };
+	static const struct option longopts[] = {
+		{ "maxiter", required_argument, NULL, OPT_MAXITER },
+		{ "solver", required_argument, NULL, OPT_SOLVER },
+		{ "tol", required_argument, NULL, OPT_TOL },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct wham_options o = { 1e-7, 1000000, WHAM_ITERATE, 0, NULL };
+	struct wham_result res;
+	struct input in;
+	enum fek_device dev = FEK_DEV_AUTO, use;
+	int c, nerr = 0, text = 0, verbose = 0, i;
+
+	fek_setprogname(argv[0]);
+	memset(&in, 0, sizeof in);
+	while ((c = getopt_long(argc, argv, "d:qTv", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			if (fek_device_parse(optarg, &dev) < 0) {
+				fek_warnx("-d: '%s' is not cpu, gpu or auto",
+				    optarg);
+				nerr++;
+			}
+			break;
+		case 'q':
+			fek_set_quiet(1);
+			break;
+		case 'T':
+			text = 1;
+			break;
+		case 'v':
+			verbose = 1;
+			break;
+		case OPT_MAXITER:
+			nerr += fek_opt_long(optarg, 1, 1000000000L,
+			    "--maxiter", &o.maxiter);
+			break;
+		case OPT_SOLVER:
+			if (strcmp(optarg, "iterate") != 0) {
+				fek_warnx("--solver: '%s' is not iterate",
+				    optarg);
+				nerr++;
+			}
+			break;
+		case OPT_TOL:
+			nerr += fek_opt_double(optarg, 1e-15, 1e3, "--tol",
+			    &o.tol);
+			break;
+		case 'V':
+			fek_version_exit();
+		default:
+			usage();
+		}
+	}
+	if (nerr)
+		usage();
+	if (fek_device_resolve(dev, 0, &use) < 0)
+		fek_die();
+	if (optind == argc)
+		read_input(&in, "-");
+	for (i = optind; i < argc; i++)
+		read_input(&in, argv[i]);
+	if (in.p.nwin == 0)
+		fek_errx(FEK_EX_DATA, "no histogram sections in the input");
+	if (in.nbias != in.p.nwin)
+		fek_errx(FEK_EX_DATA, "histogram %ld has no logbias section "
+		    "after it (run bias-build)", in.p.nwin);
+	if (wham_check_overlap(&in.p) < 0)
+		fek_die();
+	if (verbose) {
+		o.progress = progress;
+		o.progress_every = 100;
+		fprintf(stderr, "wham-gpu: %ld windows, %lld bins, device "
+		    "cpu\n", in.p.nwin, in.p.grid.nbins);
+	}
+	if (wham_solve(&in.p, &o, &res) < 0)
+		fek_die();
+	if (verbose)
+		fprintf(stderr, "wham-gpu: converged in %ld iterations, max "
+		    "|d ln f| = %.3e kT%s\n", res.iterations, res.maxdelta,
+		    res.logspace_bins ? " (some sums in log space)" : "");
+	write_output(&in, &res, &o, text, argc, argv);
+	fek_fshut(stdout, "stdout");
+	for (i = 0; i < in.p.nwin; i++)
+		free(in.winkey[i]);
+	free(in.winkey);
+	fek_hdr_free(&in.first);
+	wham_result_free(&res);
+	wham_problem_free(&in.p);
+	return 0;
+}
