@@ -9,6 +9,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "fek.h"
 #include "stream.h"
@@ -302,6 +303,7 @@ main(int argc, char **argv)
 	struct wham_options o = { 1e-7, 1000000, WHAM_ITERATE, 0, NULL };
 	struct wham_result res;
 	struct input in;
+	struct timespec t0, t1;
 	enum fek_device dev = FEK_DEV_AUTO, use;
 	int c, nerr = 0, text = 0, verbose = 0, i;
 
@@ -367,12 +369,20 @@ main(int argc, char **argv)
 		fprintf(stderr, "wham-gpu: %ld windows, %lld bins, device "
 		    "cpu\n", in.p.nwin, in.p.grid.nbins);
 	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (wham_solve(&in.p, &o, &res) < 0)
 		fek_die();
-	if (verbose)
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	if (verbose) {
+		double s = (t1.tv_sec - t0.tv_sec) + 1e-9 * (t1.tv_nsec -
+		    t0.tv_nsec);
+
 		fprintf(stderr, "wham-gpu: converged in %ld iterations, max "
-		    "|d ln f| = %.3e kT%s\n", res.iterations, res.maxdelta,
-		    res.logspace_bins ? " (some sums in log space)" : "");
+		    "|d ln f| = %.3e kT, %.3f s, %.3f ms per iteration%s\n",
+		    res.iterations, res.maxdelta, s, 1e3 * s /
+		    (res.iterations + 1), res.logspace_bins ?
+		    " (some sums in log space)" : "");
+	}
 	write_output(&in, &res, &o, text, argc, argv);
 	fek_fshut(stdout, "stdout");
 	for (i = 0; i < in.p.nwin; i++)
