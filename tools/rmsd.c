@@ -219,6 +219,13 @@ main(int argc, char **argv)
 		printf(" %.6g", t.coord[res.at * t.ndim + d]);
 	printf("\nRMSD %.6g\n", res.rmsd);
 	fek_fshut(stdout, "stdout");
+	free(t.coord);
+	free(t.F);
+	free(ref);
+	if (reffile) {
+		free(rt.coord);
+		free(rt.F);
+	}
 	if (res.rmsd > fail) {
 		fek_warnx("RMSD %.6g is above --fail-above %g", res.rmsd, fail);
 		return FEK_EX_NUMERIC;
