@@ -53,27 +53,33 @@ MAN1 = $(wildcard man/man1/*.1)
 MAN5 = $(wildcard man/man5/*.5)
 MAN7 = $(wildcard man/man7/*.7)
 
-.PHONY: all check check-gpu demo bench lint install uninstall clean deps
+.PHONY: all check check-gpu demo bench lint install uninstall clean FORCE
 .SUFFIXES:
 
 all: $(TOOLS)
+
+# Rebuild everything when the flags change (make check SANITIZE=1 after a
+# plain build must not reuse plain objects).
+BUILDFLAGS = $(CC) $(CFLAGS) $(CWARN) $(CPPFLAGS) $(LDFLAGS) $(NVCC)
+.build-flags: FORCE
+	@echo '$(BUILDFLAGS)' | cmp -s - $@ || echo '$(BUILDFLAGS)' > $@
 
 # Debian packages the build needs; the stamp keeps make quiet afterwards.
 .deps-build: scripts/install-deps
 	scripts/install-deps build
 	@touch $@
 
-lib/%.o: lib/%.c $(LIBHDR) | .deps-build
+lib/%.o: lib/%.c $(LIBHDR) .build-flags | .deps-build
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(CWARN) -c -o $@ $<
 
-kernels/%.o: kernels/%.cu $(LIBHDR)
+kernels/%.o: kernels/%.cu $(LIBHDR) .build-flags
 	$(NVCC) $(NVCCFLAGS) -c -o $@ $<
 
 lib/libfek.a: $(LIBOBJ)
 	rm -f $@
 	ar rcs $@ $(LIBOBJ)
 
-tools/%: tools/%.c lib/libfek.a $(LIBHDR)
+tools/%: tools/%.c lib/libfek.a $(LIBHDR) .build-flags
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(CWARN) $(LDFLAGS) -o $@ $< \
 	    lib/libfek.a $(LDLIBS)
 
@@ -114,4 +120,4 @@ uninstall:
 	for m in $(notdir $(MAN7)); do rm -f $(DESTDIR)$(MANPREFIX)/man7/$$m; done
 
 clean:
-	rm -f lib/*.o lib/libfek.a kernels/*.o $(TOOLS)
+	rm -f lib/*.o lib/libfek.a kernels/*.o $(TOOLS) .build-flags
