@@ -206,11 +206,17 @@ read_input(struct input *in, const char *path)
 	fek_reader_close(&r);
 }
 
+/* Progress at 100, 200, ... 1000, 2000, ... 10000, 20000, ... sweeps. */
 static void
 progress(long it, double delta)
 {
-	fprintf(stderr, "wham-gpu: iteration %ld: max |d ln f| = %.3e kT\n",
-	    it, delta);
+	long step = 100;
+
+	while (it >= 10 * step)
+		step *= 10;
+	if (it % step == 0)
+		fprintf(stderr, "wham-gpu: iteration %ld: max |d ln f| = "
+		    "%.3e kT\n", it, delta);
 }
 
 static void
