@@ -257,7 +257,7 @@ fek_sample_exact(struct fek_envelope *env, const struct fek_window *w,
     gsl_rng *rng, long n, double *out, struct fek_sample_stats *st)
 {
 	gsl_ran_discrete_t *tab;
-	long i;
+	long i, restarts0 = st->restarts;
 	int D = env->cells.ndim;
 
 	memcpy(env->e, env->elo, env->ncell * sizeof(double));
@@ -271,7 +271,7 @@ fek_sample_exact(struct fek_envelope *env, const struct fek_window *w,
 		gsl_ran_discrete_free(tab);
 		if (i == n)
 			return 0;
-		if (st->restarts > 1000)
+		if (st->restarts - restarts0 > 1000)
 			return fek_seterr(FEK_EX_NUMERIC, "-p: the PMF cannot "
 			    "be bounded (not finite or too steep for the "
 			    "envelope)");

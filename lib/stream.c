@@ -433,7 +433,13 @@ plain_section(struct fek_reader *r, struct fek_header *h)
 		if (fek_hdr_addcol(h, nm, FEK_F64, "1") < 0)
 			return fek_rerr(r, FEK_EX_DATA, "line %ld: more than "
 			    "%d columns", r->lineno, FEK_MAXCOLS);
+		r->types[h->ncols - 1] = FEK_F64;
 	}
+	r->ncols = h->ncols;
+	r->rows = -1;
+	r->row = 0;
+	r->section = 1;
+	r->in_payload = 1;
 	return 0;
 }
 

@@ -38,7 +38,7 @@ struct wham_options {
 
 struct wham_result {
 	double *lnp;		/* nbins: ln of the normalised p_b; -inf empty */
-	double *lnf;		/* nwin: ln f_h = -F_h/kT, F_0 = 0 */
+	double *lnf;		/* nwin: ln f_h = F_h/kT, F_1 = 0 */
 	long iterations;
 	double maxdelta;	/* last max |delta ln f_h| */
 	int converged;

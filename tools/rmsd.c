@@ -16,8 +16,8 @@
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: rmsd [-q] [-c cutoff[kT]] [--fail-above "
-	    "value] [-u kcal|kJ|kT]\n"
+	fprintf(stderr, "usage: rmsd [-q] [-c cutoff[kT]] [-E kcal|kJ] "
+	    "[--fail-above value] [-u kcal|kJ|kT]\n"
 	    "            -p formula | -f reference [file]\n");
 	exit(FEK_EX_USAGE);
 }
@@ -105,14 +105,14 @@ main(int argc, char **argv)
 	const char *formula = NULL, *reffile = NULL, *cutarg = NULL;
 	struct table t, rt;
 	struct fek_rmsd res;
-	enum fek_unit unit = FEK_KCAL;
+	enum fek_unit unit = FEK_KCAL, eunit = FEK_KCAL;
 	fek_expr *e = NULL;
 	double cutoff = HUGE_VAL, fail = HUGE_VAL, *ref, scale;
 	long i;
 	int c, nerr = 0, d, cut_kT = 0;
 
 	fek_setprogname(argv[0]);
-	while ((c = getopt_long(argc, argv, "c:f:p:qu:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "c:E:f:p:qu:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'c': {
 			size_t len = strlen(optarg);
@@ -131,6 +131,13 @@ main(int argc, char **argv)
 				    "-c", &cutoff);
 			break;
 		}
+		case 'E':
+			if (fek_unit_parse(optarg, &eunit) < 0 ||
+			    eunit == FEK_KT) {
+				fek_warnx("-E: '%s' is not kcal or kJ", optarg);
+				nerr++;
+			}
+			break;
 		case 'f':
 			reffile = optarg;
 			break;
@@ -181,7 +188,8 @@ main(int argc, char **argv)
 		if (unit == FEK_KT && !(t.temp > 0))
 			fek_errx(FEK_EX_USAGE, "-u kT: the PMF file gives no "
 			    "TEMP");
-		scale = 1.0 / fek_unit_in_kcal(unit, t.temp);
+		scale = fek_unit_in_kcal(eunit, t.temp) /
+		    fek_unit_in_kcal(unit, t.temp);
 		for (i = 0; i < t.n; i++) {
 			ref[i] = scale * fek_expr_eval(e, t.coord + i * t.ndim);
 			if (!isfinite(ref[i]))

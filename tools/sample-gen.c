@@ -102,15 +102,18 @@ main(int argc, char **argv)
 			nerr += fek_opt_long(optarg, 1, 100000, "-g", &gridn);
 			break;
 		case 'j': {
-			char *colon = strchr(optarg, ':');
+			char jbuf[64], *colon;
+
+			snprintf(jbuf, sizeof jbuf, "%s", optarg);
+			colon = strchr(jbuf, ':');
 
 			if (colon == NULL) {
-				nerr += fek_opt_long(optarg, 1, LONG_MAX, "-j",
+				nerr += fek_opt_long(jbuf, 1, LONG_MAX, "-j",
 				    &first);
 				last = first;
 			} else {
 				*colon = '\0';
-				nerr += fek_opt_long(optarg, 1, LONG_MAX, "-j",
+				nerr += fek_opt_long(jbuf, 1, LONG_MAX, "-j",
 				    &first);
 				nerr += fek_opt_long(colon + 1, 1, LONG_MAX,
 				    "-j", &last);

@@ -266,8 +266,17 @@ write_output(const struct input *in, const struct wham_result *res,
 	for (d = 0; d < D; d++) {
 		char name[FEK_NAMELEN + 8];
 
+		char unit[FEK_NAMELEN];
+
 		snprintf(name, sizeof name, "k_%s", p->grid.ax[d].name);
-		fek_hdr_addcol(&h, name, FEK_F64, "energy/unit^2");
+		if (strcmp(p->grid.ax[d].unit, "1") == 0)
+			snprintf(unit, sizeof unit, "%s",
+			    fek_unit_name(in->energy));
+		else if (snprintf(unit, sizeof unit, "%s/%s^2",
+		    fek_unit_name(in->energy), p->grid.ax[d].unit) >=
+		    (int)sizeof unit)
+			snprintf(unit, sizeof unit, "energy/unit^2");
+		fek_hdr_addcol(&h, name, FEK_F64, unit);
 	}
 	fek_hdr_addcol(&h, "F", FEK_F64, "kT");
 	fek_hdr_addcol(&h, "n", FEK_F64, "1");
@@ -283,7 +292,7 @@ write_output(const struct input *in, const struct wham_result *res,
 			row[d] = p->win[i].centre[d];
 			row[D + d] = p->win[i].spring[d];
 		}
-		row[2 * D] = -res->lnf[i];	/* F_h = -kT ln f_h */
+		row[2 * D] = res->lnf[i];	/* f_h = exp(F_h/kT) */
 		row[2 * D + 1] = p->n[i];
 		if (fek_write_rows(&w, row, 1) < 0)
 			fek_die();
