@@ -215,3 +215,28 @@ pass() {
 have() {
 	command -v "$1" > /dev/null 2>&1
 }
+
+# t_usage NAME CMD: a usage error: exit 64, empty stdout, one or more
+# "tool: fact" lines (every bad option is reported), then optionally the
+# usage synopsis ("usage: ..." and indented continuation lines), nothing
+# else.
+t_usage() {
+	local name=$1 rc why
+	shift
+	timeout -k 5 "${T_TIMEOUT:-300}" sh -c "$*" < /dev/null > "$name.out" 2> "$name.err"
+	rc=$?
+	if [ "$rc" != 64 ]; then
+		fail "$name" "exit $rc, expected 64: $(tail -n 1 "$name.err")"
+	elif [ -s "$name.out" ]; then
+		fail "$name" "exit 64 but stdout not empty"
+	elif ! why=$(awk '
+		u == 0 && /^usage: / { u = 1; next }
+		u == 0 && /^[a-z-]+: ./ && !/^usage:/ { e++; next }
+		u == 1 && /^[ \t]/ { next }
+		{ print "stray stderr line " NR ": " $0; bad = 1; exit }
+		END { if (!bad && e == 0) print "no \"tool: fact\" line"; exit bad || e == 0 }' "$name.err"); then
+		fail "$name" "$why"
+	else
+		pass "$name"
+	fi
+}

@@ -63,7 +63,7 @@ build(const char *path, struct fek_writer *w, int argc, char **argv)
 		out.rows = fek_bias_rows(&g);
 		fek_hdr_addcol(&out, "lnc", FEK_F64, "1");
 		fek_grid_write(&out, &g);
-		fek_window_write(&out, g.ndim, &win);
+		fek_hdr_add(&out, "WINDOW", "%s", fek_hdr_get(&h, "WINDOW", 0));
 		fek_hdr_add(&out, "TEMP", "%.17g", temp);
 		fek_hdr_add(&out, "ENERGY", "%s", fek_unit_name(eu));
 		fek_hdr_add(&out, "BIASEVAL", "centre");

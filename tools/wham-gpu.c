@@ -31,7 +31,6 @@ struct input {
 	struct fek_header first;	/* keys carried to the output */
 	int have_first;
 	enum fek_unit energy;
-	char **winkey;			/* WINDOW text of each histogram */
 };
 
 static void
@@ -80,8 +79,7 @@ add_histogram(struct input *in, struct fek_reader *r, struct fek_header *h)
 		p->n = realloc(p->n, in->cap * sizeof *p->n);
 		p->hist_start = realloc(p->hist_start, (in->cap + 1) *
 		    sizeof *p->hist_start);
-		in->winkey = realloc(in->winkey, in->cap * sizeof(char *));
-		if (!p->win || !p->n || !p->hist_start || !in->winkey)
+		if (!p->win || !p->n || !p->hist_start)
 			fek_errx(FEK_EX_SOFTWARE, "out of memory");
 	}
 	if (in->nnz + rows_n > in->nnzcap) {
@@ -117,7 +115,6 @@ add_histogram(struct input *in, struct fek_reader *r, struct fek_header *h)
 	p->hist_start[p->nwin + 1] = in->nnz;
 	p->win[p->nwin] = win;
 	p->n[p->nwin] = n;
-	in->winkey[p->nwin] = strdup(fek_hdr_get(h, "WINDOW", 0));
 	p->nwin++;
 	free(rows);
 }
@@ -127,6 +124,7 @@ add_bias(struct input *in, struct fek_reader *r, struct fek_header *h)
 {
 	struct wham_problem *p = &in->p;
 	struct fek_grid g;
+	struct fek_window win;
 	double *rows;
 	long long n;
 	long h_idx = in->nbias;
@@ -140,10 +138,14 @@ add_bias(struct input *in, struct fek_reader *r, struct fek_header *h)
 	if (!fek_grid_same(&g, &p->grid))
 		fek_errx(FEK_EX_DATA, "%s: section %ld: AXIS/BINS differ from "
 		    "the histograms'", r->name, r->section);
-	if (fek_hdr_get(h, "WINDOW", 0) == NULL ||
-	    strcmp(fek_hdr_get(h, "WINDOW", 0), in->winkey[h_idx]) != 0)
-		fek_errx(FEK_EX_DATA, "%s: section %ld: WINDOW differs from "
-		    "its histogram's (section before)", r->name, r->section);
+	if (fek_window_read(r, h, g.ndim, &win) < 0)
+		fek_die();
+	for (d = 0; d < g.ndim; d++)
+		if (win.centre[d] != p->win[h_idx].centre[d] ||
+		    win.spring[d] != p->win[h_idx].spring[d])
+			fek_errx(FEK_EX_DATA, "%s: section %ld: WINDOW differs "
+			    "from its histogram's (the section before)",
+			    r->name, r->section);
 	if (p->lnc == NULL) {
 		p->lnc_stride = 0;
 		for (d = 0; d < g.ndim; d++) {
@@ -400,9 +402,6 @@ main(int argc, char **argv)
 	}
 	write_output(&in, &res, &o, text, argc, argv);
 	fek_fshut(stdout, "stdout");
-	for (i = 0; i < in.p.nwin; i++)
-		free(in.winkey[i]);
-	free(in.winkey);
 	fek_hdr_free(&in.first);
 	wham_result_free(&res);
 	wham_problem_free(&in.p);

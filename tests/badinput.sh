@@ -1,0 +1,110 @@
+# tests/badinput.sh: every WHAM tool against bad options and bad input:
+# exit status (DESIGN.md: 64 usage, 65 data, 66 no input, 74 write error)
+# and the one-line "tool: fact" message that t requires.
+. "$(dirname "$0")/lib.sh"
+
+P='0.6*(1+cos(x*pi/180))+1.4*(1+cos(3*x*pi/180))'
+TOOLS='sample-gen histogram bias-build wham-gpu pmf rmsd'
+
+# Good inputs of every kind, binary.
+echo '0 1' > win.txt
+sample-gen -p "$P" -r -180:180:p -g 7 -k 0.001 -n 300 > samples.bin
+histogram -b 12 < samples.bin > hist.bin
+bias-build < hist.bin > bias.bin
+wham-gpu < bias.bin > prob.bin
+pmf -B < prob.bin > pmf.bin
+pmf < prob.bin > pmf.txt
+# prob.bin up to the end of its first (prob) section: 12 rows of 8 bytes
+end=$(LC_ALL=C grep -obUa '^END$' prob.bin | head -n 1 | cut -d: -f1)
+head -c $((end + 4 + 12 * 8)) prob.bin > prob1.bin
+
+# input TOOL: the command line and good input file of TOOL
+cmd_of() {
+	case $1 in
+	sample-gen) echo "sample-gen -p '$P' -r -180:180:p -w" ;;
+	histogram) echo 'histogram -b 12' ;;
+	bias-build) echo 'bias-build' ;;
+	wham-gpu) echo 'wham-gpu' ;;
+	pmf) echo 'pmf' ;;
+	rmsd) echo "rmsd -p '$P'" ;;
+	esac
+}
+input_of() {
+	case $1 in
+	sample-gen) echo win.txt ;;
+	histogram) echo samples.bin ;;
+	bias-build) echo hist.bin ;;
+	wham-gpu) echo bias.bin ;;
+	pmf) echo prob1.bin ;;
+	rmsd) echo pmf.bin ;;
+	esac
+}
+# nan_last FILE OUT: FILE with its last 8 bytes (an f64 cell) set to NaN.
+nan_last() {
+	cp "$1" "$2"
+	printf '\000\000\000\000\000\000\370\177' |
+	    dd of="$2" bs=1 seek=$(( $(stat -c %s "$1") - 8 )) conv=notrunc 2> /dev/null
+}
+
+printf '\223FEX 1\nKIND samples\nROWS 0\nCOL x f64 1\nEND\n' > magic.bin
+printf '#FEX 1\n#KIND samples\n#ROWS 0\n#COL x f64 1\n#END\n' > magic.txt
+: > empty
+
+for tool in $TOOLS; do
+	c=$(cmd_of $tool)
+	in=$(input_of $tool)
+	t $tool-good 0 "$c $in > /dev/null"
+	t_usage $tool-unknown-option "$tool --no-such-option"
+	t_usage $tool-unknown-short-option "$tool -Z"
+	t $tool-version 0 "$tool --version > $tool.version"
+	ok $tool-version-text grep -qx "$tool (fek) [0-9][0-9.]*" $tool.version
+	t $tool-version-full 74 "$tool --version > /dev/full"
+	t $tool-write-error 74 "$c $in > /dev/full"
+	t $tool-missing-file 66 "$c no-such-file"
+	ok $tool-missing-file-names-it grep -q 'no-such-file' $tool-missing-file.err
+	if [ $tool = sample-gen ]; then
+		# sample-gen reads no stream: its input is the windows file
+		printf '# only comments\n' > win-empty.txt
+		t $tool-empty-input 65 "$c win-empty.txt"
+		printf '0 1\n0\n' > win-trunc.txt
+		t $tool-truncated 65 "$c win-trunc.txt"
+		printf '\223FEK 1\n' > win-bin.txt
+		t $tool-wrong-magic 65 "$c win-bin.txt"
+		printf '0 1\nnan 1\n' > win-nan.txt
+		t $tool-nan 65 "$c win-nan.txt"
+		printf '0 0 1 1\n' > win-2d.txt
+		t $tool-wrong-dimension 65 "$c win-2d.txt"
+		t_usage $tool-wrong-dimension-formula "sample-gen -p 'x+y' -r -1:1 -w win.txt"
+		continue
+	fi
+	t $tool-empty-input 65 "$c < empty"
+	t $tool-empty-file 65 "$c empty"
+	t $tool-wrong-magic 65 "$c < magic.bin"
+	ok $tool-wrong-magic-msg grep -q 'magic' $tool-wrong-magic.err
+	if [ $tool != rmsd ]; then
+		t $tool-wrong-magic-text 65 "$c < magic.txt"
+	fi
+	head -c $(( $(stat -c %s $in) - 3 )) $in > $tool.trunc
+	t $tool-truncated 65 "$c < $tool.trunc"
+	ok $tool-truncated-msg grep -q 'truncated' $tool-truncated.err
+	nan_last $in $tool.nan
+	t $tool-nan 65 "$c < $tool.nan"
+	ok $tool-nan-msg grep -q -i 'nan' $tool-nan.err
+done
+
+# wrong dimension, tool by tool
+t_usage histogram-wrong-dimension 'histogram -b 12 -b 12 < samples.bin'
+sample-gen -p '0*x+0*y' -r -180:180:p -r -1:1 -g 2 -k 0.002 -n 300 | histogram -b 12 -b 4 | bias-build > bias2d.bin
+t wham-gpu-wrong-dimension 65 'cat bias.bin bias2d.bin | wham-gpu'
+bias-build -T < hist.bin | awk '/^#FEK/ { s++ } s == 1 && /^#WINDOW/ { $0 = "#WINDOW 0 0 1 1" } { print }' > hist2w.txt
+t bias-build-wrong-dimension 65 'bias-build < hist2w.txt'
+t_usage pmf-wrong-dimension 'pmf -m 2 < prob1.bin'
+t_usage rmsd-wrong-dimension "rmsd -p 'x+y' pmf.bin"
+t_usage pmf-wrong-dimension-z 'pmf -z 1,2 < prob1.bin'
+
+# the wrong kind of stream for the tool
+t histogram-wrong-kind 65 'histogram -b 12 < hist.bin'
+t bias-build-wrong-kind 65 'bias-build < samples.bin'
+t wham-gpu-wrong-kind 65 'wham-gpu < samples.bin'
+t pmf-wrong-kind 65 'pmf < bias.bin'
+t rmsd-wrong-kind 65 "rmsd -p '$P' prob1.bin"

@@ -1,0 +1,256 @@
+# tests/wham.sh: wham-gpu (tools/wham-gpu.c, lib/wham.c) on data whose
+# WHAM solution is known exactly: one window (p_b ~ n_b / c_hb), and
+# synthetic real-valued counts n_hb = N_h f_h c_hb p_b built from a chosen
+# p, which are the fixed point of Eqs. 3.1-3.2 (Potgieter 2014); the
+# log-space path for factors beyond e^600; overlap, convergence, device
+# and input errors.
+. "$(dirname "$0")/lib.sh"
+
+KB=0.0019872042586408316	# kcal/mol/K
+
+section() {	# section N FILE: data rows of the N-th section of a text stream
+	awk -v n="$1" '/^#FEK/ { s++ } s == n && !/^#/ && NF' "$2"
+}
+
+# ---- (a) one window: p_b = n_b / c_b, normalised ----------------------------
+# open axis [0,10], 10 bins, window c = 4.2, k = 0.3 kcal/mol/unit^2, 300 K;
+# bins 0 and 9 empty.
+cat > one.txt <<'EOF'
+#FEK 1
+#KIND histogram
+#ROWS 8
+#COL bin i64 1
+#COL count f64 1
+#AXIS x 0 10 open 1
+#BINS 10
+#WINDOW 4.2000000000000002 0.29999999999999999
+#TEMP 300
+#ENERGY kcal/mol
+#END
+1 3
+2 10
+3 25
+4 40
+5 30
+6 12
+7 4
+8 1
+EOF
+awk -v kb=$KB 'BEGIN { kt = kb * 300 }
+	!/^#/ { n[$1] = $2 }
+	END {
+		for (b = 0; b < 10; b++) if (b in n) {
+			x = (b + 0.5); l[b] = log(n[b]) + 0.5 * 0.3 * (x - 4.2) ^ 2 / kt
+			if (!(top > l[b])) top = l[b]
+		}
+		for (b in l) s += exp(l[b] - top)
+		for (b = 0; b < 10; b++)
+			if (b in l) printf "%.17g\n", l[b] - top - log(s); else print "-inf"
+	}' one.txt > one.want
+t one-run 0 'bias-build < one.txt | wham-gpu -T > one.out'
+section 1 one.out > one.lnp
+numcmp_files one-lnp one.want one.lnp 1e-9 1e-12
+printf '4.2 0.3 0 125\n' > one-wf.want
+section 2 one.out > one-wf
+numcmp_files one-winfree one-wf.want one-wf 0 1e-12
+ok one-normalised awk '{ if ($1 != "-inf") s += exp($1) } END { d = s - 1; exit !(d < 1e-12 && d > -1e-12) }' one.lnp
+ok one-winfree-columns sh -c "grep -q '^#COL c_x f64 1' one.out && grep -q '^#COL k_x f64' one.out && grep -q '^#COL F f64 kT' one.out && grep -q '^#COL n f64 1' one.out"
+# WINDOW is a pair of numbers: '4.2 0.3' is the same window as the %.17g
+# spelling bias-build writes into its logbias section
+sed 's/^#WINDOW .*/#WINDOW 4.2 0.3/' one.txt > one-short.txt
+t one-window-short-spelling 0 'bias-build < one-short.txt | wham-gpu -T > one-short.out'
+ok one-keys sh -c "grep -qx '#KIND prob' one.out && grep -qx '#WINDOWS 1' one.out && grep -qx '#TEMP 300' one.out"
+
+# ---- (b) exact synthetic data: n_hb = N_h f_h c_hb p_b -----------------------
+# gen1d: 1-D sections on stdout, expected ln p in lnp.want, F in F.want.
+# Arguments (awk -v): nb lo hi per T C K N (space-separated lists), empty
+# (a bin with p = 0, or -1), wf (ln p of bin centre x: awk expression via
+# function lp0).
+gen1d() {
+	awk -v kb=$KB -v nb="$1" -v lo="$2" -v hi="$3" -v per="$4" -v T="$5" \
+	    -v Cs="$6" -v Ks="$7" -v Ns="$8" -v empty="$9" -v pref="${10}" "${11}"'
+	function lse(a, n,   i, t, s) { t = -1e308; for (i = 0; i < n; i++) if (a[i] > t) t = a[i]
+		s = 0; for (i = 0; i < n; i++) if (a[i] - t > -700) s += exp(a[i] - t); return t + log(s) }
+	BEGIN {
+		kt = kb * T; L = hi - lo
+		H = split(Cs, C, " "); split(Ks, K, " "); split(Ns, N, " ")
+		m = 0
+		for (b = 0; b < nb; b++) { x[b] = lo + (b + 0.5) * L / nb; if (b != empty) q[m++] = lp0(x[b], kt) }
+		z = lse(q, m)
+		for (b = 0; b < nb; b++) lp[b] = lp0(x[b], kt) - z
+		for (h = 1; h <= H; h++) {
+			m = 0
+			for (b = 0; b < nb; b++) {
+				d = x[b] - C[h]
+				if (per) { r = d / L; d -= L * (r >= 0 ? int(r + 0.5) : -int(-r + 0.5)) }
+				lc[h, b] = -0.5 * K[h] * d * d / kt
+				if (b != empty) q[m++] = lc[h, b] + lp[b]
+			}
+			lnf[h] = -lse(q, m)
+			rows = 0
+			for (b = 0; b < nb; b++) {
+				ln = log(N[h]) + lnf[h] + lc[h, b] + lp[b]
+				if (b != empty && ln > -650) { out[rows++] = sprintf("%d %.17g", b, exp(ln)) }
+			}
+			printf "#FEK 1\n#KIND histogram\n#ROWS %d\n#COL bin i64 1\n#COL count f64 1\n", rows
+			printf "#AXIS x %.17g %.17g %s 1\n#BINS %d\n#WINDOW %.17g %.17g\n", lo, hi, per ? "periodic" : "open", nb, C[h], K[h]
+			printf "#TEMP %.17g\n#ENERGY kcal/mol\n#END\n", T
+			for (i = 0; i < rows; i++) print out[i]
+			printf "%.17g %.17g %.17g %.17g\n", C[h], K[h], lnf[h] - lnf[1], N[h] > (pref "F.want")
+		}
+		for (b = 0; b < nb; b++)
+			if (b == empty) print "-inf" > (pref "lnp.want"); else printf "%.17g\n", lp[b] > (pref "lnp.want")
+	}'
+}
+THESIS='function lp0(x, kt) { return -(0.6 * (1 + cos(x * 3.141592653589793 / 180)) + 1.4 * (1 + cos(3 * x * 3.141592653589793 / 180))) / kt }'
+gen1d 24 -180 180 1 300 '-180 -90 0 90' '0.002 0.001 0.003 0.0015' '1000 2000 1500 3000' 5 ex1. "$THESIS" > ex1.txt
+t exact-1d-run 0 'bias-build < ex1.txt | wham-gpu --tol 1e-12 -T > ex1.out'
+section 1 ex1.out > ex1.lnp
+section 2 ex1.out > ex1.F
+numcmp_files exact-1d-lnp ex1.lnp.want ex1.lnp 0 1e-8
+numcmp_files exact-1d-F ex1.F.want ex1.F 0 1e-8
+ok exact-1d-empty-bin test "$(sed -n 6p ex1.lnp)" = -inf
+
+# the same in kJ/mol (springs and temperature in kJ): identical kT answers
+sed 's/^#ENERGY kcal\/mol$/#ENERGY kJ\/mol/' ex1.txt |
+    awk '/^#WINDOW/ { printf "#WINDOW %s %.17g\n", $2, $3 * 4.184; next } { print }' > ex1kj.txt
+t exact-1d-kj-run 0 'bias-build < ex1kj.txt | wham-gpu --tol 1e-12 -T > ex1kj.out'
+section 1 ex1kj.out > ex1kj.lnp
+numcmp_files exact-1d-kj-lnp ex1.lnp.want ex1kj.lnp 0 1e-6
+
+# 2-D, a non-separable PMF: the factorised-bias path with R > 1
+awk -v kb=$KB '
+function lse(a, n,   i, t, s) { t = -1e308; for (i = 0; i < n; i++) if (a[i] > t) t = a[i]
+	s = 0; for (i = 0; i < n; i++) if (a[i] - t > -700) s += exp(a[i] - t); return t + log(s) }
+function W(x, y) { return cos(x * 3.141592653589793 / 180) + 0.3 * (y - 2) ^ 2 + 0.2 * sin(x * 3.141592653589793 / 180) * y }
+BEGIN {
+	kt = kb * 300; n1 = 8; n2 = 6
+	split("-120 0 120 -120 0 120", CX, " "); split("1 1 1 4 4 4", CY, " ")
+	split("0.0005 0.0007 0.0005 0.0006 0.0005 0.0009", KX, " "); split("0.4 0.3 0.5 0.4 0.6 0.4", KY, " ")
+	split("500 800 1200 700 900 1000", N, " "); H = 6
+	for (i = 0; i < n1; i++) x[i] = -180 + (i + 0.5) * 45
+	for (j = 0; j < n2; j++) y[j] = (j + 0.5) * 5 / 6
+	for (i = 0; i < n1; i++) for (j = 0; j < n2; j++) q[i * n2 + j] = -W(x[i], y[j]) / kt
+	z = lse(q, n1 * n2)
+	for (b = 0; b < n1 * n2; b++) { lp[b] = q[b] - z; printf "%.17g\n", lp[b] > "ex2.lnp.want" }
+	for (h = 1; h <= H; h++) {
+		for (i = 0; i < n1; i++) for (j = 0; j < n2; j++) {
+			d = x[i] - CX[h]; r = d / 360; d -= 360 * (r >= 0 ? int(r + 0.5) : -int(-r + 0.5))
+			e = y[j] - CY[h]
+			lc[i * n2 + j] = -0.5 * (KX[h] * d * d + KY[h] * e * e) / kt
+			s[i * n2 + j] = lc[i * n2 + j] + lp[i * n2 + j]
+		}
+		lnf[h] = -lse(s, n1 * n2)
+		printf "#FEK 1\n#KIND histogram\n#ROWS %d\n#COL bin i64 1\n#COL count f64 1\n", n1 * n2
+		printf "#AXIS x -180 180 periodic deg\n#AXIS y 0 5 open nm\n#BINS 8 6\n"
+		printf "#WINDOW %.17g %.17g %.17g %.17g\n#TEMP 300\n#ENERGY kcal/mol\n#END\n", CX[h], CY[h], KX[h], KY[h]
+		for (b = 0; b < n1 * n2; b++) printf "%d %.17g\n", b, N[h] * exp(lnf[h] + s[b])
+		printf "%s %s %s %s %.17g %s\n", CX[h], CY[h], KX[h], KY[h], lnf[h] - lnf[1], N[h] > "ex2.F.want"
+	}
+}' > ex2.txt
+t exact-2d-run 0 'bias-build < ex2.txt | wham-gpu --tol 1e-12 -T > ex2.out'
+section 1 ex2.out > ex2.lnp
+section 2 ex2.out > ex2.F
+numcmp_files exact-2d-lnp ex2.lnp.want ex2.lnp 0 1e-8
+numcmp_files exact-2d-F ex2.F.want ex2.F 0 1e-8
+ok exact-2d-winfree-columns sh -c "grep -q '^#COL c_y f64 nm' ex2.out && grep -q '^#COL k_y f64' ex2.out"
+
+# ---- (f) factors beyond e^600: the log-space path ---------------------------------
+# T = 1 K, open [0,20], 20 bins, a window on every bin centre with
+# k/2 = 5 kT per unit^2 (ln c down to -1805), and ln p = -50 x (p spans
+# e^950, so window weights do too).  Counts below e^-650 of a window are
+# left out: they change the answer by less than e^-600.
+KSTIFF=$(awk -v kb=$KB 'BEGIN { printf "%.17g", 10 * kb * 1 }')
+CS=$(awk 'BEGIN { for (i = 0; i < 20; i++) printf "%s%g", i ? " " : "", i + 0.5 }')
+KS=$(awk -v k=$KSTIFF 'BEGIN { for (i = 0; i < 20; i++) printf "%s%s", i ? " " : "", k }')
+NS=$(awk 'BEGIN { for (i = 0; i < 20; i++) printf "%s%d", i ? " " : "", 1000 + 37 * i }')
+gen1d 20 0 20 0 1 "$CS" "$KS" "$NS" -1 ex3. 'function lp0(x, kt) { return -50 * x }' > ex3.txt
+t logspace-run 0 'bias-build < ex3.txt | wham-gpu -v --tol 1e-12 -T > ex3.out'
+section 1 ex3.out > ex3.lnp
+section 2 ex3.out > ex3.F
+ok logspace-finite awk '{ for (i = 1; i <= NF; i++) if ($i ~ /nan|inf/) exit 1 }' ex3.lnp ex3.F
+numcmp_files logspace-lnp ex3.lnp.want ex3.lnp 1e-10 1e-8
+numcmp_files logspace-F ex3.F.want ex3.F 1e-10 1e-8
+ok logspace-path-used grep -q 'log space' logspace-run.err
+ok logspace-span awk '{ if (NR == 1) a = $3; b = $3 } END { exit !(a - b > 600 || b - a > 600) }' ex3.F
+
+# ---- (b') sampled data: WHAM recovers the PMF that generated it -------------------
+# (statistical; the pipeline tests hold the tight version)
+P='0.6*(1+cos(x*pi/180))+1.4*(1+cos(3*x*pi/180))'
+sample-gen -p "$P" -r -180:180:p -g 7 -k 0.001 -n 2000 -s 9 | histogram -b 20 |
+    bias-build > th.bin
+t sampled-run 0 'wham-gpu -T < th.bin > th.out'
+ok sampled-normalised awk '/^#FEK/ { s++ } s == 1 && !/^#/ { if ($1 != "-inf") t += exp($1) } END { d = t - 1; exit !(d < 1e-12 && d > -1e-12) }' th.out
+ok sampled-F1-zero awk '/^#FEK/ { s++ } s == 2 && !/^#/ { exit !($3 == 0) }' th.out
+
+# ---- (c) windows that do not overlap --------------------------------------------------
+hsec() {	# hsec CENTRE "bin count..." : a 1-D histogram on [0,10], 10 bins
+	local rows
+	rows=$(echo "$2" | tr ',' '\n')
+	printf '#FEK 1\n#KIND histogram\n#ROWS %d\n#COL bin i64 1\n#COL count f64 1\n' "$(echo "$rows" | wc -l)"
+	printf '#AXIS x 0 10 open 1\n#BINS 10\n#WINDOW %s 1\n#TEMP 300\n#ENERGY kcal/mol\n#END\n%s\n' "$1" "$rows"
+}
+{ hsec 1 '0 5,1 9,2 3'; hsec 7 '6 4,7 8,8 2'; } > apart.txt
+t overlap-none 1 'bias-build < apart.txt | wham-gpu'
+ok overlap-none-msg grep -q 'windows 1 (centre 1) and 2 (centre 7)' overlap-none.err
+# 1-2 and 2-3 share bins, 1-3 do not: connected through window 2
+{ hsec 1 '0 5,1 9,2 3'; hsec 3 '2 4,3 8,4 2'; hsec 5 '4 1,5 6,6 2'; } > chain.txt
+t overlap-chain 0 'bias-build < chain.txt | wham-gpu > /dev/null'
+{ hsec 1 '0 5,1 9,2 3'; hsec 3 '2 4,3 8,4 2'; hsec 8 '7 1,8 6,9 2'; } > island.txt
+t overlap-island 1 'bias-build < island.txt | wham-gpu'
+ok overlap-island-msg grep -q 'and 3 (centre 8)' overlap-island.err
+# from samples: stiff springs far apart
+printf '%s\n' '-90 1' '90 1' > stiff.txt
+sample-gen -p '0*x' -r -180:180:p -w stiff.txt -n 500 | histogram -b 36 | bias-build > stiff.bin
+t overlap-stiff 1 'wham-gpu < stiff.bin'
+ok overlap-stiff-msg grep -q 'windows 1 (centre -90) and 2 (centre 90)' overlap-stiff.err
+
+# ---- (d) no convergence ------------------------------------------------------------------
+t maxiter-2 1 'wham-gpu --maxiter 2 < th.bin'
+ok maxiter-2-msg grep -q 'no convergence after 2 iterations' maxiter-2.err
+t maxiter-enough 0 'wham-gpu --maxiter 100000 < th.bin > /dev/null'
+
+# ---- (e) devices -----------------------------------------------------------------------------
+t device-gpu 69 'wham-gpu -d gpu < th.bin'
+t device-cpu 0 'wham-gpu -d cpu -T < th.bin > cpu.out'
+t device-auto 0 'wham-gpu -d auto -T < th.bin > auto.out'
+numcmp_files device-auto-is-cpu cpu.out auto.out 0 0
+t device-env-gpu 69 'FEK_DEVICE=gpu wham-gpu < th.bin'
+t device-env-cpu 0 'FEK_DEVICE=cpu wham-gpu < th.bin > /dev/null'
+t_usage device-env-bad 'FEK_DEVICE=tpu wham-gpu < th.bin'
+t_usage device-bad 'wham-gpu -d tpu < th.bin'
+
+# ---- (g) bad input ---------------------------------------------------------------------------
+sample-gen -p "$P" -r -180:180:p -g 3 -k 0.001 -n 500 | histogram -b 20 > nobias.bin
+t input-no-logbias 65 'wham-gpu < nobias.bin'
+ok input-no-logbias-msg grep -q 'logbias' input-no-logbias.err
+sample-gen -p "$P" -r -180:180:p -g 3 -k 0.001 -n 500 -j 1:2 | histogram -b 20 | bias-build > g20.bin
+sample-gen -p "$P" -r -180:180:p -g 3 -k 0.001 -n 500 -j 3 | histogram -b 24 | bias-build > g24.bin
+t input-grids-differ 65 'cat g20.bin g24.bin | wham-gpu'
+ok input-grids-differ-msg grep -q 'section 5: AXIS/BINS differ' input-grids-differ.err
+sample-gen -p "$P" -r -180:180:p -g 3 -k 0.001 -n 500 -j 3 | histogram -b -180:180:20 | bias-build > open20.bin
+t input-periodicity-differs 65 'cat g20.bin open20.bin | wham-gpu'
+sample-gen -p "$P" -r -180:180:p -g 3 -k 0.001 -n 500 -j 3 -t 310 | histogram -b 20 | bias-build > t310.bin
+t input-temp-differs 65 'cat g20.bin t310.bin | wham-gpu'
+sample-gen -p "$P" -r -180:180:p -g 3 -k 0.001 -n 500 -j 3 -E kJ | histogram -b 20 | bias-build > kj.bin
+t input-energy-differs 65 'cat g20.bin kj.bin | wham-gpu'
+bias-build -T < g20.bin > g20.txt
+awk '/^#KIND logbias/ { l = 1 } l && /^#WINDOW/ { $0 = "#WINDOW 1 2"; l = 0 } { print }' g20.txt > winmis.txt
+t input-window-mismatch 65 'wham-gpu < winmis.txt'
+awk '/^#FEK/ { s++ } s >= 2' g20.txt > biasfirst.txt
+t input-logbias-first 65 'wham-gpu < biasfirst.txt'
+awk '/^#KIND logbias/ { l = 1 } l && /^-/ && !done { $0 = "nan"; done = 1 } { print }' g20.txt > nanbias.txt
+t input-lnc-nan 65 'wham-gpu < nanbias.txt'
+awk '/^#KIND logbias/ { l = 1 } l && /^-/ && !done { $0 = "inf"; done = 1 } { print }' g20.txt > infbias.txt
+t input-lnc-plus-inf 65 'wham-gpu < infbias.txt'
+awk '/^#KIND logbias/ { l = 1 } l && /^#ROWS/ && !done { $0 = "#ROWS 19"; done = 1; skip = 1 } skip && /^-/ { skip = 0; next } { print }' g20.txt > rows19.txt
+t input-lnc-rows 65 'wham-gpu < rows19.txt'
+sed 's/^1 9$/1 -9/' apart.txt > negcount.txt
+t input-negative-count 65 'bias-build < negcount.txt | wham-gpu'
+sed 's/^8 2$/10 2/' apart.txt > binout.txt
+t input-bin-outside 65 'bias-build < binout.txt | wham-gpu'
+ok input-bin-outside-msg grep -q 'bin 10 outside 0..9' input-bin-outside.err
+{ hsec 1 '0 5,1 9,2 3'; hsec 2 '1 0,2 0'; } > zerowin.txt
+t input-empty-window 65 'bias-build < zerowin.txt | wham-gpu'
+t input-samples 65 "sample-gen -p '$P' -r -180:180:p -g 3 -k 0.001 -n 50 | wham-gpu"
+t input-empty 65 'wham-gpu < /dev/null'
