@@ -71,6 +71,9 @@ double	fek_kb(enum fek_unit u);		/* per K; 0 for kT */
 double	fek_unit_in_kcal(enum fek_unit u, double T);
 #define FEK_KB_KCAL 0.0019872042586408316	/* kcal/mol/K */
 #define FEK_KB_KJ 0.00831446261815324		/* kJ/mol/K */
+/* options.c: -E/-u unit options, reported like the other option parsers */
+int	fek_opt_unit(const char *arg, int allow_kT, const char *what,
+	    enum fek_unit *out);
 
 /* rng.c: per-stream seeding of GSL generators. */
 gsl_rng	*fek_rng_new(unsigned long long seed, unsigned long long stream);

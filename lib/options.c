@@ -53,6 +53,22 @@ fek_opt_long(const char *arg, long lo, long hi, const char *what, long *out)
 	return 0;
 }
 
+/* An energy unit: kcal or kJ, and kT too when allow_kT. */
+int
+fek_opt_unit(const char *arg, int allow_kT, const char *what,
+    enum fek_unit *out)
+{
+	enum fek_unit u;
+
+	if (fek_unit_parse(arg, &u) < 0 || (u == FEK_KT && !allow_kT)) {
+		fek_warnx("%s: '%s' is not kcal%s", what, arg,
+		    allow_kT ? ", kJ or kT" : " or kJ");
+		return 1;
+	}
+	*out = u;
+	return 0;
+}
+
 /* "lo:hi" or "lo:hi:p" */
 int
 fek_opt_range(const char *arg, const char *what, double *lo, double *hi,

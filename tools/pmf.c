@@ -89,11 +89,7 @@ main(int argc, char **argv)
 			binary = 0;
 			break;
 		case 'u':
-			if (fek_unit_parse(optarg, &unit) < 0) {
-				fek_warnx("-u: '%s' is not kcal, kJ or kT",
-				    optarg);
-				nerr++;
-			}
+			nerr += fek_opt_unit(optarg, 1, "-u", &unit);
 			break;
 		case 'z':
 			zero = optarg;

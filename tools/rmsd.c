@@ -132,11 +132,7 @@ main(int argc, char **argv)
 			break;
 		}
 		case 'E':
-			if (fek_unit_parse(optarg, &eunit) < 0 ||
-			    eunit == FEK_KT) {
-				fek_warnx("-E: '%s' is not kcal or kJ", optarg);
-				nerr++;
-			}
+			nerr += fek_opt_unit(optarg, 0, "-E", &eunit);
 			break;
 		case 'f':
 			reffile = optarg;
@@ -148,11 +144,7 @@ main(int argc, char **argv)
 			fek_set_quiet(1);
 			break;
 		case 'u':
-			if (fek_unit_parse(optarg, &unit) < 0) {
-				fek_warnx("-u: '%s' is not kcal, kJ or kT",
-				    optarg);
-				nerr++;
-			}
+			nerr += fek_opt_unit(optarg, 1, "-u", &unit);
 			break;
 		case OPT_FAIL:
 			nerr += fek_opt_double(optarg, 0, HUGE_VAL,

@@ -92,11 +92,7 @@ main(int argc, char **argv)
 			}
 			break;
 		case 'E':
-			if (fek_unit_parse(optarg, &eunit) < 0 ||
-			    eunit == FEK_KT) {
-				fek_warnx("-E: '%s' is not kcal or kJ", optarg);
-				nerr++;
-			}
+			nerr += fek_opt_unit(optarg, 0, "-E", &eunit);
 			break;
 		case 'g':
 			nerr += fek_opt_long(optarg, 1, 100000, "-g", &gridn);
