@@ -9,6 +9,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fek.h"
 #include "sample.h"
@@ -73,7 +74,7 @@ main(int argc, char **argv)
 	fek_expr *pmf;
 	double temp = 300, corr = 0, spring = -1, beta, *buf, v;
 	long nsamp = 5000, seed = 1, gridn = 0, nwin, first = 1, last = -1, i;
-	int c, nerr = 0, text = 0, verbose = 0, d;
+	int c, nerr = 0, text = 0, verbose = 0, quiet = 0, tty, d;
 	char *cmd;
 
 	fek_setprogname(argv[0]);
@@ -129,6 +130,7 @@ main(int argc, char **argv)
 			break;
 		case 'q':
 			fek_set_quiet(1);
+			quiet = 1;
 			break;
 		case 'r':
 			if (dom.ndim == FEK_MAXDIM) {
@@ -229,6 +231,8 @@ main(int argc, char **argv)
 	buf = fek_alloc((size_t)nsamp * dom.ndim, sizeof(double));
 	fek_writer_init(&wr, stdout, text);
 	cmd = fek_cmdline(argc, argv);
+	/* progress on a terminal, about a hundred updates in all */
+	tty = !quiet && !verbose && isatty(STDERR_FILENO) && last - first > 0;
 	for (i = first - 1; i < last; i++) {
 		struct fek_header h;
 		gsl_rng *rng = fek_rng_new((unsigned long long)seed,
@@ -266,6 +270,10 @@ main(int argc, char **argv)
 		    fek_end_section(&wr) < 0)
 			fek_die();
 		fek_hdr_free(&h);
+		if (tty && ((i - first + 1) % ((last - first) / 100 + 1) == 0 ||
+		    i + 1 == last))
+			fprintf(stderr, "\rsample-gen: window %ld of %ld%s",
+			    i + 1, last, i + 1 == last ? "\n" : "");
 	}
 	if (st.restarts > 0 && verbose)
 		fprintf(stderr, "sample-gen: the PMF bound was raised %ld "

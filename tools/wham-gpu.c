@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "fek.h"
 #include "stream.h"
@@ -322,7 +323,7 @@ main(int argc, char **argv)
 	struct input in;
 	struct timespec t0, t1;
 	enum fek_device dev = FEK_DEV_AUTO, use;
-	int c, nerr = 0, text = 0, verbose = 0, i;
+	int c, nerr = 0, text = 0, verbose = 0, quiet = 0, i;
 
 	fek_setprogname(argv[0]);
 	memset(&in, 0, sizeof in);
@@ -337,6 +338,7 @@ main(int argc, char **argv)
 			break;
 		case 'q':
 			fek_set_quiet(1);
+			quiet = 1;
 			break;
 		case 'T':
 			text = 1;
@@ -380,9 +382,11 @@ main(int argc, char **argv)
 		    "after it (run bias-build)", in.p.nwin);
 	if (wham_check_overlap(&in.p) < 0)
 		fek_die();
-	if (verbose) {
+	if (verbose || (!quiet && isatty(STDERR_FILENO))) {
 		o.progress = progress;
 		o.progress_every = 100;
+	}
+	if (verbose) {
 		fprintf(stderr, "wham-gpu: %ld windows, %lld bins, device "
 		    "cpu\n", in.p.nwin, in.p.grid.nbins);
 	}
