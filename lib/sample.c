@@ -214,11 +214,12 @@ envelope_table(struct fek_envelope *env, const struct fek_window *w)
 }
 
 /* One exact sample into x; returns 1 on success, 0 when the envelope had
- * to be raised (the caller starts the window again). */
+ * to be raised (the caller starts the window again), -1 when the PMF is
+ * not finite at a trial point or acceptance has collapsed. */
 static int
 draw_one(struct fek_envelope *env, gsl_ran_discrete_t *tab,
     const struct fek_window *w, gsl_rng *rng, double *x,
-    struct fek_sample_stats *st)
+    struct fek_sample_stats *st, double max_proposals)
 {
 	const struct fek_grid *g = &env->cells;
 	long idx[FEK_MAXDIM];
@@ -235,13 +236,24 @@ draw_one(struct fek_envelope *env, gsl_ran_discrete_t *tab,
 			x[d] = g->ax[d].lo + (idx[d] + gsl_rng_uniform(rng)) *
 			    h;
 		}
-		st->proposals++;
+		if (++st->proposals > max_proposals)
+			return fek_seterr(FEK_EX_NUMERIC, "-p: acceptance "
+			    "below 1e-4: the PMF is unbounded below or too "
+			    "steep for the envelope");
 		W = fek_expr_eval(env->pmf, x);
+		if (!isfinite(W)) {
+			char at[256];
+			int n = 0;
+
+			for (d = 0; d < g->ndim; d++)
+				n += snprintf(at + n, sizeof at - n, "%s%g",
+				    d ? "," : "", x[d]);
+			return fek_seterr(FEK_EX_USAGE, "-p: the PMF is not "
+			    "finite at (%s)", at);
+		}
 		lnf = -env->beta * (W + bias(g, w, x));
 		if (!(lnf <= env->lnm[c] + 1e-12)) {
 			/* the bound clipped the density here: raise it */
-			if (isnan(W))
-				W = -HUGE_VAL;
 			env->margin[c] *= 2;
 			env->e[c] = W - env->margin[c];
 			st->restarts++;
@@ -258,20 +270,25 @@ fek_sample_exact(struct fek_envelope *env, const struct fek_window *w,
 {
 	gsl_ran_discrete_t *tab;
 	long i, restarts0 = st->restarts;
-	int D = env->cells.ndim;
+	int D = env->cells.ndim, rc;
+	/* the envelope accepts about one point in three; far fewer means
+	 * the PMF has escaped it */
+	double limit = st->proposals + 1e4 * n + 1e7;
 
 	memcpy(env->e, env->elo, env->ncell * sizeof(double));
 	for (;;) {
 		tab = envelope_table(env, w);
 		if (tab == NULL)
 			return fek_seterr(FEK_EX_SOFTWARE, "envelope table");
-		for (i = 0; i < n; i++)
-			if (!draw_one(env, tab, w, rng, out + i * D, st))
-				break;
+		for (i = 0, rc = 1; i < n && rc == 1; i++)
+			rc = draw_one(env, tab, w, rng, out + i * D, st,
+			    limit);
 		gsl_ran_discrete_free(tab);
-		if (i == n)
+		if (rc < 0)
+			return -1;
+		if (rc == 1)
 			return 0;
-		if (st->restarts - restarts0 > 1000)
+		if (st->restarts - restarts0 > 100)
 			return fek_seterr(FEK_EX_NUMERIC, "-p: the PMF cannot "
 			    "be bounded (not finite or too steep for the "
 			    "envelope)");

@@ -256,3 +256,8 @@ printf '0 0 1 1\n' > w2on1.txt
 t wfile-2d-on-1d 65 "sample-gen -p '0*x' -r -1:1 -w w2on1.txt"
 t wfile-missing 66 "sample-gen -p '0*x' -r -1:1 -w no-such-windows.txt"
 ok wfile-missing-msg grep -q 'no-such-windows.txt' wfile-missing.err
+
+# A PMF that is not finite somewhere in the domain, or not bounded below
+# (exp(-W/kT) not integrable), is refused, never sampled.
+t pmf-not-finite 64 "sample-gen -p 'log(x-0.00001)' -r 0:1 -g 2 -k 1 -n 1000"
+t pmf-unbounded-below 1 "sample-gen -p '1/(x-0.3333)' -r 0:1 -g 2 -k 1 -n 1000"
