@@ -63,9 +63,9 @@ char	*fek_cmdline(int argc, char **argv);
 
 /* units.c: Boltzmann constant and energy units (CODATA 2018). */
 enum fek_unit { FEK_KCAL, FEK_KJ, FEK_KT };
+/* "kcal", "kJ", "kT" or the header names "kcal/mol", "kJ/mol". */
 int	fek_unit_parse(const char *s, enum fek_unit *u);
 const char *fek_unit_name(enum fek_unit u);	/* "kcal/mol" ... */
-int	fek_unit_from_name(const char *name, enum fek_unit *u);
 double	fek_kb(enum fek_unit u);		/* per K; 0 for kT */
 /* Size of one unit u, in kcal/mol, at temperature T (K). */
 double	fek_unit_in_kcal(enum fek_unit u, double T);

@@ -324,7 +324,7 @@ fek_energy_read(struct fek_reader *r, const struct fek_header *h,
 
 	if (v == NULL)
 		return fek_rerr(r, FEK_EX_DATA, "missing key ENERGY");
-	if (fek_unit_from_name(v, u) < 0 || *u == FEK_KT)
+	if (fek_unit_parse(v, u) < 0 || *u == FEK_KT)
 		return fek_rerr(r, FEK_EX_DATA, "key ENERGY: '%s' is not "
 		    "kcal/mol or kJ/mol", v);
 	return 0;

@@ -37,12 +37,6 @@ fek_unit_name(enum fek_unit u)
 	}
 }
 
-int
-fek_unit_from_name(const char *name, enum fek_unit *u)
-{
-	return fek_unit_parse(name, u);
-}
-
 double
 fek_kb(enum fek_unit u)
 {

@@ -61,7 +61,7 @@ read_table(const char *path, enum fek_unit unit, double temp_default,
 		if (fek_hdr_get(&h, "TEMP", 0) &&
 		    fek_temp_read(&r, &h, &t->temp) < 0)
 			fek_die();
-		if (fek_unit_from_name(h.cols[fcol].unit, &fu) < 0)
+		if (fek_unit_parse(h.cols[fcol].unit, &fu) < 0)
 			fek_errx(FEK_EX_DATA, "%s: column F: unit '%s' is not "
 			    "kcal/mol, kJ/mol or kT", r.name,
 			    h.cols[fcol].unit);
