@@ -141,6 +141,10 @@ chi_ok() {	# chi_ok NAME "chi2 dof": chi2 < dof + 5 sqrt(2 dof)
 	set -- "$1" $2
 	le "$1" "$2" "$(awk -v d="$3" 'BEGIN { print d + 5 * sqrt(2 * d) }')"
 }
+chi_rejects() {	# chi_rejects NAME "chi2 dof": the test tells a wrong density
+	ok "$1" awk -v r="$2" 'BEGIN { split(r, a, " ");
+	    exit !(a[1] > a[2] + 5 * sqrt(2 * a[2])) }'
+}
 KT=$kT
 
 # a double well, a window between the wells on an open axis
@@ -154,7 +158,7 @@ ok dw-chi2-dof test "${res#* }" -ge 20
 ok dw-inside-domain awk '!/^#/ && NF && !($1 >= -2 && $1 <= 2) { exit 1 }' dw.txt
 # a detector check: the same counts against the wrong density (no bias)
 res_bad=$(K=0 chi2_1d < dw.txt)
-ok dw-chi2-detects-wrong-density awk -v r="$res_bad" 'BEGIN { split(r, a, " "); exit !(a[1] > a[2] + 5 * sqrt(2 * a[2])) }'
+chi_rejects dw-chi2-detects-wrong-density "$res_bad"
 
 # the thesis PMF, a window near the periodic seam (minimum image)
 echo '150 0.002' > wt.txt
@@ -164,7 +168,7 @@ WFN='function W(x) { return 0.6 * (1 + cos(x * 3.141592653589793 / 180)) + 1.4 *
 res=$(chi2_1d < seam.txt)
 chi_ok seam-chi2 "$res"
 res_bad=$(PERIOD=0 chi2_1d < seam.txt)
-ok seam-chi2-detects-no-min-image awk -v r="$res_bad" 'BEGIN { split(r, a, " "); exit !(a[1] > a[2] + 5 * sqrt(2 * a[2])) }'
+chi_rejects seam-chi2-detects-no-min-image "$res_bad"
 
 # 2-D, a coupled PMF: 10 x 10 bins on [-2,2]^2, 2-D Simpson per bin
 echo '0.2 -0.1 1 2' > w2d.txt
