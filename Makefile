@@ -35,7 +35,7 @@ CUDA_ARCH ?= -gencode arch=compute_90,code=sm_90 \
 	-gencode arch=compute_90,code=compute_90
 NVCCFLAGS ?= -O3 -std=c++17 -Ilib $(CUDA_ARCH)
 
-LIBSRC = $(filter-out lib/gpu_stub.c,$(wildcard lib/*.c))
+LIBSRC = $(filter-out lib/gpu_stub%.c,$(wildcard lib/*.c))
 LIBHDR = $(wildcard lib/*.h) $(wildcard kernels/*.cuh)
 CUSRC = $(wildcard kernels/*.cu)
 ifneq ($(NVCC),)
@@ -49,7 +49,7 @@ LDLIBS += -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 \
 	-Wl,--as-needed -lnvrtc -Wl,--no-as-needed \
 	-lcudart_static -lrt -ldl -lpthread -lstdc++
 else
-GPUOBJ = lib/gpu_stub.o
+GPUOBJ = $(patsubst %.c,%.o,$(wildcard lib/gpu_stub*.c))
 endif
 LIBOBJ = $(LIBSRC:.c=.o) $(GPUOBJ)
 
