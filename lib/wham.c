@@ -1,322 +1,648 @@
 /*
- * wham.c - CPU reference WHAM.  Potgieter 2014, Eqs. 3.1-3.2:
+ * wham.c - WHAM solvers.  Potgieter 2014, Eqs. 3.1-3.2:
  *
  *   p_b = B_b / sum_h H_h f_h c_hb          f_h = 1 / sum_b c_hb p_b
  *
- * iterated from f_h = 1 (Algorithm 1), here in log space: ln f_h and ln p_b
- * are the unknowns, p is normalised every sweep, and convergence is the
- * largest change of ln f_h (a window free energy in kT), as in Grossfield's
- * wham but scale-free.
+ * in log space, u_h = ln f_h, one evaluation of both equations at a time
+ * (wham_backend.h: CPU or GPU).  The fixed point is also the minimum of the
+ * convex negative log-likelihood of Zhu & Hummer 2012 (their Eq. 9, per
+ * sample):
  *
- * The harmonic bias factorises over dimensions, c_hb = prod_d c_hd(b_d)
- * (Eq. 5.2), so with the first axis split from the rest,
+ *   A(u) = -1/N sum_h H_h u_h + 1/N sum_b B_b ln sum_h H_h e^{u_h} c_hb
+ *   dA/du_h = H_h/N (e^{u_h} sum_b c_hb p~_b - 1) = H_h/N (e^{-r_h} - 1)
  *
- *   sum_h w_h c_hb   = (W1^T K)[b1, r]     W1 = w_h c_h1(b1), K = prod_{d>1}
- *   sum_b c_hb q_b   = sum_r (C1 Q)[h, r] K[h, r]
+ * with p~ the unnormalised p of Eq. 3.1 and r_h = lnfn_h - u_h - ln Z the
+ * residual: the change of ln f_h one self-consistent sweep would make, in
+ * the gauge where p~ is normalised.  All solvers stop on max |r_h| < tol
+ * (kT), so they stop at the same place:
  *
- * are two matrix products per sweep (BLAS dgemm) instead of H x B
- * exponentials.  Every factor is scaled by its window's maximum and the
- * weights by their largest, so all terms lie in [0, 1]; where that could
- * lose a term (weights or probabilities spanning more than e^600, or a sum
- * near underflow) the affected bins or windows are summed exactly with
- * log-sum-exp instead.  The result is the same fixed point either way.
+ *   iterate  u <- lnfn (Algorithm 1 of the thesis)
+ *   newton   Newton steps with the dense Hessian
+ *            d2A/du_h du_j = 1/N (delta_hj sum_b B_b a_hb - sum_b B_b a_hb
+ *            a_jb),  a_hb = H_h f_h c_hb / sum_h' H_h' f_h' c_h'b,
+ *            Cholesky (GSL) with u_1 fixed; for up to a few thousand
+ *            windows
+ *   lbfgs    L-BFGS (Nocedal & Wright 2006, Alg. 7.4), memory 12, scaled
+ *            by diag(N/H_h): its first step is the plain sweep
+ *
+ * each with a backtracking line search on A (Armijo).  The bootstrap
+ * redraws each window's histogram (multinomial, n_h/g_h samples) and
+ * re-solves from the solution.
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <cblas.h>
+#include <gsl/gsl_cblas.h>	/* cblas_dsyrk; OpenBLAS provides it */
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_linalg.h>
+#include <gsl/gsl_randist.h>
 
-#include "wham.h"
+#include "wham_backend.h"
 
-#define RANGE_LIMIT 600.0	/* e^-600 is far from underflow (e^-708) */
-#define TINY 1e-290
+#define LBFGS_MEMORY 12
+#define NEWTON_MAXWIN 2000
+#define NEWTON_MAXCELLS 12500000LL	/* H x sampled bins: 100 MB */
 
-struct wham_work {
-	long H, n1, R;
-	long long B;
-	double *C1;	/* H x n1: exp(lnc_h1 - max) */
-	double *K;	/* H x R: prod_{d>1} exp(lnc_hd - max) */
-	double *M;	/* H: sum_d max_b lnc_hd */
-	double *lnN;	/* H */
-	double *W1;	/* H x n1 */
-	double *den;	/* B */
-	double *Q;	/* B */
-	double *T;	/* H x R */
-	double *a;	/* H */
-	long *idx;	/* ndim: scratch */
+struct solver {
+	const struct wham_problem *p;
+	const struct wham_options *o;
+	struct wham_factors f;
+	struct wham_backend be;
+	long H;
+	double *w;		/* H_h / N */
+	long sweeps, nexact;
 };
 
-static double
-lnc_at(const struct wham_problem *p, long h, const long *idx)
-{
-	const double *l = p->lnc + h * p->lnc_stride;
-	double s = 0;
-	int d;
+/* The point u, its lnfn, gradient, objective and largest residual. */
+struct point {
+	double *u, *lnfn, *g;
+	double A, lnz, delta;
+};
 
-	for (d = 0; d < p->grid.ndim; d++)
-		s += l[p->lnc_off[d] + idx[d]];
+static void
+point_init(struct point *x, long H)
+{
+	x->u = fek_alloc(H, sizeof(double));
+	x->lnfn = fek_alloc(H, sizeof(double));
+	x->g = fek_alloc(H, sizeof(double));
+}
+
+static void
+point_free(struct point *x)
+{
+	free(x->u);
+	free(x->lnfn);
+	free(x->g);
+}
+
+static void
+point_swap(struct point *a, struct point *b)
+{
+	struct point t = *a;
+
+	*a = *b;
+	*b = t;
+}
+
+static int
+evaluate(struct solver *s, struct point *x)
+{
+	double S, sumnu = 0, r;
+	long h, ne;
+
+	if ((ne = s->be.eval(s->be.ctx, x->u, x->lnfn, &x->lnz, &S)) < 0)
+		return -1;
+	s->sweeps++;
+	s->nexact += ne;
+	x->delta = 0;
+	for (h = 0; h < s->H; h++) {
+		sumnu += s->w[h] * x->u[h];
+		r = x->lnfn[h] - x->u[h] - x->lnz;
+		x->g[h] = s->w[h] * expm1(-r);
+		if (!(fabs(r) <= x->delta))	/* NaN too */
+			x->delta = fabs(r);
+	}
+	x->A = -sumnu - S / s->f.ntot - x->lnz;
+	if (!isfinite(x->delta) || !isfinite(x->A))
+		return fek_seterr(FEK_EX_NUMERIC, "WHAM evaluation gave a "
+		    "non-finite residual (windows whose bias vanishes on "
+		    "every sampled bin?)");
+	return 0;
+}
+
+static double
+dot(const double *a, const double *b, long n)
+{
+	double s = 0;
+	long i;
+
+	for (i = 0; i < n; i++)
+		s += a[i] * b[i];
 	return s;
 }
 
-static void
-work_init(const struct wham_problem *p, struct wham_work *w)
+/* Backtracking from t = 1 along d until Armijo holds (A is known to a few
+ * ulps of its size; below that the step is taken).  The new point in y;
+ * 1 when no step of at least 1e-8 decreases A (then the caller takes a
+ * plain sweep, which never increases A: it is an MM step of Zhu-Hummer's
+ * likelihood). */
+static int
+line_search(struct solver *s, const struct point *x, const double *d,
+    struct point *y)
 {
-	long h, i, r, H = p->nwin;
-	int D = p->grid.ndim, d;
-	double m[FEK_MAXDIM];
-	long idx[FEK_MAXDIM];
+	double gd = dot(x->g, d, s->H), t = 1, slack;
+	long h;
+	int k;
 
-	w->H = H;
-	w->n1 = p->grid.ax[0].nbins;
-	w->B = p->grid.nbins;
-	w->R = (long)(w->B / w->n1);
-	w->C1 = fek_alloc((size_t)H * w->n1, sizeof(double));
-	w->K = fek_alloc((size_t)H * w->R, sizeof(double));
-	w->M = fek_alloc(H, sizeof(double));
-	w->lnN = fek_alloc(H, sizeof(double));
-	w->W1 = fek_alloc((size_t)H * w->n1, sizeof(double));
-	w->den = fek_alloc((size_t)w->B, sizeof(double));
-	w->Q = fek_alloc((size_t)w->B, sizeof(double));
-	w->T = fek_alloc((size_t)H * w->R, sizeof(double));
-	w->a = fek_alloc(H, sizeof(double));
-	w->idx = fek_alloc(D, sizeof(long));
-	for (h = 0; h < H; h++) {
-		const double *l = p->lnc + h * p->lnc_stride;
+	slack = 64 * 2.2e-16 * (fabs(x->A) + 1);
+	for (k = 0; k < 30 && t > 1e-8; k++) {
+		for (h = 0; h < s->H; h++)
+			y->u[h] = x->u[h] + t * d[h];
+		if (evaluate(s, y) < 0)
+			return -1;
+		if (y->A <= x->A + 1e-4 * t * gd + slack)
+			return 0;
+		/* minimum of the quadratic through A(0), A'(0), A(t) */
+		{
+			double tn = -gd * t * t / (2 * (y->A - x->A - gd * t));
 
-		w->lnN[h] = log(p->n[h]);
-		w->M[h] = 0;
-		for (d = 0; d < D; d++) {
-			m[d] = -HUGE_VAL;
-			for (i = 0; i < p->grid.ax[d].nbins; i++)
-				if (l[p->lnc_off[d] + i] > m[d])
-					m[d] = l[p->lnc_off[d] + i];
-			w->M[h] += m[d];
-		}
-		for (i = 0; i < w->n1; i++)
-			w->C1[h * w->n1 + i] = exp(l[p->lnc_off[0] + i] - m[0]);
-		for (r = 0; r < w->R; r++) {
-			long rem = r;
-			double s = 0;
-
-			for (d = D - 1; d >= 1; d--) {
-				idx[d] = rem % p->grid.ax[d].nbins;
-				rem /= p->grid.ax[d].nbins;
-				s += l[p->lnc_off[d] + idx[d]] - m[d];
-			}
-			w->K[h * w->R + r] = exp(s);
+			t = tn > 0.1 * t && tn < 0.5 * t ? tn : 0.5 * t;
 		}
 	}
+	return 1;
+}
+
+/* The plain sweep from x into y. */
+static int
+plain_step(struct solver *s, const struct point *x, struct point *y)
+{
+	memcpy(y->u, x->lnfn, s->H * sizeof(double));
+	return evaluate(s, y);
 }
 
 static void
-work_free(struct wham_work *w)
+report(const struct solver *s, long it, double delta)
 {
-	free(w->C1);
-	free(w->K);
-	free(w->M);
-	free(w->lnN);
-	free(w->W1);
-	free(w->den);
-	free(w->Q);
-	free(w->T);
-	free(w->a);
-	free(w->idx);
+	if (s->o->progress && s->o->progress_every > 0 &&
+	    it % s->o->progress_every == 0)
+		s->o->progress(it, delta);
 }
 
-/* ln sum_h exp(a_h + ln c_hb): the exact denominator of Eq. 3.1. */
-static double
-lse_bin(const struct wham_problem *p, struct wham_work *w, const double *lnf,
-    long long b)
+static long
+solve_iterate(struct solver *s, struct point *x)
 {
-	double top = -HUGE_VAL, s = 0, v;
+	long it;
+
+	for (it = 0; it < s->o->maxiter && x->delta >= s->o->tol; it++) {
+		memcpy(x->u, x->lnfn, s->H * sizeof(double));
+		if (evaluate(s, x) < 0)
+			return -1;
+		report(s, it + 1, x->delta);
+	}
+	return it;
+}
+
+static long
+solve_lbfgs(struct solver *s, struct point *x)
+{
+	double *S[LBFGS_MEMORY], *Y[LBFGS_MEMORY], rho[LBFGS_MEMORY];
+	double alpha[LBFGS_MEMORY], *d, *q, gamma = 1, sy, yy;
+	struct point y;
+	long it, h, n = 0, head = 0;
+	int i, k;
+
+	for (i = 0; i < LBFGS_MEMORY; i++) {
+		S[i] = fek_alloc(s->H, sizeof(double));
+		Y[i] = fek_alloc(s->H, sizeof(double));
+	}
+	d = fek_alloc(s->H, sizeof(double));
+	q = fek_alloc(s->H, sizeof(double));
+	point_init(&y, s->H);
+	for (it = 0; it < s->o->maxiter && x->delta >= s->o->tol; it++) {
+		/* two-loop recursion, newest pair first */
+		memcpy(q, x->g, s->H * sizeof(double));
+		for (k = 0; k < n; k++) {
+			i = (int)((head - 1 - k + LBFGS_MEMORY) % LBFGS_MEMORY);
+			alpha[i] = rho[i] * dot(S[i], q, s->H);
+			for (h = 0; h < s->H; h++)
+				q[h] -= alpha[i] * Y[i][h];
+		}
+		for (h = 0; h < s->H; h++)
+			d[h] = gamma * q[h] / s->w[h];
+		for (k = n - 1; k >= 0; k--) {
+			double beta;
+
+			i = (int)((head - 1 - k + LBFGS_MEMORY) % LBFGS_MEMORY);
+			beta = rho[i] * dot(Y[i], d, s->H);
+			for (h = 0; h < s->H; h++)
+				d[h] += S[i][h] * (alpha[i] - beta);
+		}
+		for (h = 0; h < s->H; h++)
+			d[h] = -d[h];
+		if (dot(x->g, d, s->H) >= 0) {	/* not downhill: restart */
+			n = 0;
+			for (h = 0; h < s->H; h++)
+				d[h] = -x->g[h] / s->w[h];
+		}
+		if ((k = line_search(s, x, d, &y)) != 0) {
+			if (k < 0 || plain_step(s, x, &y) < 0) {
+				it = -1;
+				break;
+			}
+			n = 0;
+		}
+		i = (int)head;
+		for (h = 0; h < s->H; h++) {
+			S[i][h] = y.u[h] - x->u[h];
+			Y[i][h] = y.g[h] - x->g[h];
+		}
+		sy = dot(S[i], Y[i], s->H);
+		if (sy > 0) {
+			yy = 0;
+			for (h = 0; h < s->H; h++)
+				yy += Y[i][h] * Y[i][h] / s->w[h];
+			rho[i] = 1 / sy;
+			gamma = sy / yy;
+			head = (head + 1) % LBFGS_MEMORY;
+			if (n < LBFGS_MEMORY)
+				n++;
+		}
+		point_swap(x, &y);
+		report(s, it + 1, x->delta);
+	}
+	for (i = 0; i < LBFGS_MEMORY; i++) {
+		free(S[i]);
+		free(Y[i]);
+	}
+	free(d);
+	free(q);
+	point_free(&y);
+	return it;
+}
+
+/* Sampled bins, for the Hessian's size. */
+static long long
+sampled_bins(const struct wham_problem *p)
+{
+	long long b, n = 0;
+
+	for (b = 0; b < p->grid.nbins; b++)
+		n += p->counts[b] > 0;
+	return n;
+}
+
+/* The Hessian of A at x (H x H, row-major), from the backend's ln p. */
+static int
+hessian(struct solver *s, const struct point *x, double *lnp, double *Hm)
+{
+	const struct wham_problem *p = s->p;
+	long long b, k, nb = sampled_bins(p);
+	long h, j, idx[FEK_MAXDIM];
+	double *Aw, *diag;
+
+	if (s->be.lnp(s->be.ctx, lnp) < 0)
+		return -1;
+	Aw = fek_alloc((size_t)(s->H * nb), sizeof(double));
+	diag = fek_alloc(s->H, sizeof(double));
+	for (b = 0, k = 0; b < p->grid.nbins; b++) {
+		double lnD, sq;
+
+		if (!(p->counts[b] > 0))
+			continue;
+		lnD = s->f.lnB[b] - lnp[b] - x->lnz;
+		sq = sqrt(p->counts[b]);
+		fek_grid_unflatten(&p->grid, b, idx);
+		for (h = 0; h < s->H; h++) {
+			const double *l = p->lnc + h * p->lnc_stride;
+			double lc = 0, a;
+			int d;
+
+			for (d = 0; d < p->grid.ndim; d++)
+				lc += l[p->lnc_off[d] + idx[d]];
+			a = exp(s->f.lnN[h] + x->u[h] + lc - lnD);
+			diag[h] += p->counts[b] * a;
+			Aw[h * nb + k] = a * sq;
+		}
+		k++;
+	}
+	cblas_dsyrk(CblasRowMajor, CblasLower, CblasNoTrans, (int)s->H,
+	    (int)nb, -1.0 / s->f.ntot, Aw, (int)nb, 0.0, Hm, (int)s->H);
+	for (h = 0; h < s->H; h++) {
+		Hm[h * s->H + h] += diag[h] / s->f.ntot;
+		for (j = 0; j < h; j++)
+			Hm[j * s->H + h] = Hm[h * s->H + j];
+	}
+	free(Aw);
+	free(diag);
+	return 0;
+}
+
+static long
+solve_newton(struct solver *s, struct point *x)
+{
+	long n = s->H - 1, it, h;
+	double *Hm = fek_alloc((size_t)s->H * s->H, sizeof(double));
+	double *lnp = fek_alloc((size_t)s->p->grid.nbins, sizeof(double));
+	double *d = fek_alloc(s->H, sizeof(double));
+	struct point y;
+	gsl_error_handler_t *old = gsl_set_error_handler_off();
+
+	point_init(&y, s->H);
+	for (it = 0; it < s->o->maxiter && x->delta >= s->o->tol; it++) {
+		double shift = 0, tr = 0;
+		gsl_matrix_view m;
+		gsl_vector_view rhs, sol;
+		int rc;
+
+		if (n == 0)
+			break;
+		if (hessian(s, x, lnp, Hm) < 0) {
+			it = -1;
+			break;
+		}
+		/* drop window 1 (u_1 fixed): rows and columns 1..H-1 */
+		for (h = 1; h < s->H; h++)
+			tr += Hm[h * s->H + h];
+		for (;;) {
+			double *red = fek_alloc((size_t)n * n, sizeof(double));
+			long j;
+
+			for (h = 0; h < n; h++) {
+				for (j = 0; j < n; j++)
+					red[h * n + j] = Hm[(h + 1) * s->H +
+					    j + 1];
+				red[h * n + h] += shift;
+				d[h + 1] = -x->g[h + 1];
+			}
+			m = gsl_matrix_view_array(red, n, n);
+			rc = gsl_linalg_cholesky_decomp1(&m.matrix);
+			if (rc == 0) {
+				rhs = gsl_vector_view_array(d + 1, n);
+				sol = gsl_vector_view_array(d + 1, n);
+				rc = gsl_linalg_cholesky_svx(&m.matrix,
+				    &sol.vector);
+				(void)rhs;
+			}
+			free(red);
+			if (rc == 0)
+				break;
+			shift = shift == 0 ? 1e-12 * tr / n : 100 * shift;
+		}
+		d[0] = 0;
+		if ((rc = line_search(s, x, d, &y)) < 0) {
+			it = -1;
+			break;
+		}
+		if (rc > 0) {	/* the quadratic model is no use here */
+			long more = solve_lbfgs(s, x);
+
+			it = more < 0 ? -1 : it + more;
+			break;
+		}
+		point_swap(x, &y);
+		report(s, it + 1, x->delta);
+	}
+	gsl_set_error_handler(old);
+	point_free(&y);
+	free(Hm);
+	free(lnp);
+	free(d);
+	return it;
+}
+
+static enum wham_solver
+choose(const struct wham_problem *p, const struct wham_options *o)
+{
+	if (o->solver != WHAM_AUTO)
+		return o->solver;
+	if (p->nwin <= NEWTON_MAXWIN &&
+	    (long long)p->nwin * sampled_bins(p) <= NEWTON_MAXCELLS)
+		return WHAM_NEWTON;
+	return WHAM_LBFGS;
+}
+
+static int
+solver_open(struct solver *s, const struct wham_problem *p,
+    const struct wham_options *o)
+{
 	long h;
 
-	fek_grid_unflatten(&p->grid, b, w->idx);
-	for (h = 0; h < w->H; h++) {
-		v = w->lnN[h] + lnf[h] + lnc_at(p, h, w->idx);
-		w->a[h] = v;
-		if (v > top)
-			top = v;
+	memset(s, 0, sizeof *s);
+	s->p = p;
+	s->o = o;
+	s->H = p->nwin;
+	wham_factors_init(p, &s->f);
+	if ((o->gpu ? wham_gpu_backend(p, &s->f, &s->be) :
+	    wham_cpu_backend(p, &s->f, &s->be)) < 0) {
+		wham_factors_free(&s->f);
+		return -1;
 	}
-	for (h = 0; h < w->H; h++)
-		s += exp(w->a[h] - top);
-	return top + log(s);
+	s->w = fek_alloc(s->H, sizeof(double));
+	for (h = 0; h < s->H; h++)
+		s->w[h] = p->n[h] / s->f.ntot;
+	return 0;
 }
 
-/* ln sum_b c_hb p_b, exactly (Eq. 3.2). */
-static double
-lse_window(const struct wham_problem *p, struct wham_work *w,
-    const double *lnp, long h)
+static void
+solver_close(struct solver *s)
 {
-	double top = -HUGE_VAL, s = 0, v;
-	long long b;
-
-	for (b = 0; b < w->B; b++) {
-		if (lnp[b] == -HUGE_VAL)
-			continue;
-		fek_grid_unflatten(&p->grid, b, w->idx);
-		v = lnc_at(p, h, w->idx) + lnp[b];
-		if (v > top)
-			top = v;
-	}
-	for (b = 0; b < w->B; b++) {
-		if (lnp[b] == -HUGE_VAL)
-			continue;
-		fek_grid_unflatten(&p->grid, b, w->idx);
-		s += exp(lnc_at(p, h, w->idx) + lnp[b] - top);
-	}
-	return top + log(s);
+	s->be.free(s->be.ctx);
+	wham_factors_free(&s->f);
+	free(s->w);
 }
 
-/* Eq. 3.1: ln p_b from ln f_h, normalised. */
-static int
-sweep_p(const struct wham_problem *p, struct wham_work *w, const double *lnf,
-    double *lnp)
+/* Solve from x->u; x is evaluated at the end. */
+static long
+solver_run(struct solver *s, enum wham_solver which, struct point *x)
 {
-	double A = -HUGE_VAL, lo = HUGE_VAL, top, s;
-	long h, i;
-	long long b;
-	int exact = 0, nexact = 0;
-
-	for (h = 0; h < w->H; h++) {
-		w->a[h] = w->lnN[h] + lnf[h] + w->M[h];
-		if (w->a[h] > A)
-			A = w->a[h];
-		if (w->a[h] < lo)
-			lo = w->a[h];
+	if (evaluate(s, x) < 0)
+		return -1;
+	switch (which) {
+	case WHAM_NEWTON:
+		return solve_newton(s, x);
+	case WHAM_LBFGS:
+		return solve_lbfgs(s, x);
+	default:
+		return solve_iterate(s, x);
 	}
-	if (A - lo > RANGE_LIMIT)
-		exact = 1;
-	else {
-		for (h = 0; h < w->H; h++) {
-			double wt = exp(w->a[h] - A);
-
-			for (i = 0; i < w->n1; i++)
-				w->W1[h * w->n1 + i] = wt * w->C1[h * w->n1 + i];
-		}
-		cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans,
-		    (int)w->n1, (int)w->R, (int)w->H, 1.0, w->W1, (int)w->n1,
-		    w->K, (int)w->R, 0.0, w->den, (int)w->R);
-	}
-	top = -HUGE_VAL;
-	for (b = 0; b < w->B; b++) {
-		if (p->counts[b] <= 0) {
-			lnp[b] = -HUGE_VAL;
-			continue;
-		}
-		if (!exact && w->den[b] > TINY)
-			lnp[b] = log(p->counts[b]) - A - log(w->den[b]);
-		else {
-			lnp[b] = log(p->counts[b]) - lse_bin(p, w, lnf, b);
-			nexact++;
-		}
-		if (lnp[b] > top)
-			top = lnp[b];
-	}
-	s = 0;
-	for (b = 0; b < w->B; b++)
-		if (lnp[b] != -HUGE_VAL)
-			s += exp(lnp[b] - top);
-	s = top + log(s);
-	for (b = 0; b < w->B; b++)
-		if (lnp[b] != -HUGE_VAL)
-			lnp[b] -= s;
-	return nexact;
-}
-
-/* Eq. 3.2: ln f_h from ln p_b. */
-static int
-sweep_f(const struct wham_problem *p, struct wham_work *w, const double *lnp,
-    double *lnf)
-{
-	double P = -HUGE_VAL, lo = HUGE_VAL, s;
-	long h, r;
-	long long b;
-	int exact = 0, nexact = 0;
-
-	for (b = 0; b < w->B; b++)
-		if (lnp[b] != -HUGE_VAL) {
-			if (lnp[b] > P)
-				P = lnp[b];
-			if (lnp[b] < lo)
-				lo = lnp[b];
-		}
-	if (P - lo > RANGE_LIMIT)
-		exact = 1;
-	else {
-		for (b = 0; b < w->B; b++)
-			w->Q[b] = lnp[b] == -HUGE_VAL ? 0 : exp(lnp[b] - P);
-		cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans,
-		    (int)w->H, (int)w->R, (int)w->n1, 1.0, w->C1, (int)w->n1,
-		    w->Q, (int)w->R, 0.0, w->T, (int)w->R);
-	}
-	for (h = 0; h < w->H; h++) {
-		if (!exact) {
-			const double *t = w->T + h * w->R, *k = w->K + h * w->R;
-
-			s = 0;
-			for (r = 0; r < w->R; r++)
-				s += t[r] * k[r];
-			if (s > TINY) {
-				lnf[h] = -(w->M[h] + P + log(s));
-				continue;
-			}
-		}
-		lnf[h] = -lse_window(p, w, lnp, h);
-		nexact++;
-	}
-	return nexact;
 }
 
 int
 wham_solve(const struct wham_problem *p, const struct wham_options *o,
     struct wham_result *res)
 {
-	struct wham_work w;
-	double *lnf_new, delta = HUGE_VAL;
-	long h, it;
-	int nexact = 0;
+	struct solver s;
+	struct point x;
+	long it, h;
 
 	memset(res, 0, sizeof *res);
-	res->lnp = fek_alloc((size_t)p->grid.nbins, sizeof(double));
-	res->lnf = fek_alloc(p->nwin, sizeof(double));
-	lnf_new = fek_alloc(p->nwin, sizeof(double));
-	work_init(p, &w);
-	for (it = 0; it < o->maxiter; it++) {	/* f_h = 1 to start */
-		nexact += sweep_p(p, &w, res->lnf, res->lnp);
-		nexact += sweep_f(p, &w, res->lnp, lnf_new);
-		delta = 0;
-		for (h = 0; h < p->nwin; h++) {
-			double d = fabs(lnf_new[h] - res->lnf[h]);
-
-			if (d > delta)
-				delta = d;
-			res->lnf[h] = lnf_new[h];
-		}
-		if (o->progress && o->progress_every > 0 &&
-		    (it + 1) % o->progress_every == 0)
-			o->progress(it + 1, delta);
-		if (delta < o->tol) {
-			it++;
-			break;
-		}
+	if (solver_open(&s, p, o) < 0)
+		return -1;
+	res->solver = choose(p, o);
+	res->tensor = s.f.tensor;
+	point_init(&x, s.H);	/* f_h = 1 to start */
+	it = solver_run(&s, res->solver, &x);
+	if (it < 0) {
+		point_free(&x);
+		solver_close(&s);
+		return -1;
 	}
-	/* the p that belongs to the final f */
-	nexact += sweep_p(p, &w, res->lnf, res->lnp);
-	for (h = p->nwin - 1; h >= 0; h--)
+	res->lnp = fek_alloc((size_t)p->grid.nbins, sizeof(double));
+	res->lnf = x.u;
+	x.u = NULL;
+	s.be.lnp(s.be.ctx, res->lnp);
+	for (h = s.H - 1; h >= 0; h--)
 		res->lnf[h] -= res->lnf[0];
 	res->iterations = it;
-	res->maxdelta = delta;
-	res->converged = delta < o->tol;
-	res->logspace_bins = nexact;
-	work_free(&w);
-	free(lnf_new);
+	res->sweeps = s.sweeps;
+	res->maxdelta = x.delta;
+	res->converged = x.delta < o->tol;
+	res->logspace_bins = (int)(s.nexact > 1000000000 ? 1000000000 :
+	    s.nexact);
+	point_free(&x);
+	solver_close(&s);
 	if (!res->converged)
 		return fek_seterr(FEK_EX_NUMERIC, "no convergence after %ld "
-		    "iterations: max |d ln f| = %.3g kT > --tol %.3g; raise "
-		    "--maxiter or --tol", it, delta, o->tol);
+		    "iterations: max residual %.3g kT > --tol %.3g; raise "
+		    "--maxiter or --tol", it, res->maxdelta, o->tol);
 	return 0;
+}
+
+int
+wham_bootstrap(const struct wham_problem *p, const struct wham_options *o,
+    long ntrial, unsigned long seed, struct wham_result *res)
+{
+	struct wham_problem q = *p;
+	struct solver s;
+	struct point x;
+	long long B = p->grid.nbins, b, k;
+	double *sum, *sum2, *fsum, *fsum2, *lnp, *prob;
+	long *nfin, h, t, it, maxk = 1;
+	unsigned int *draw;
+	int rc = 0;
+
+	q.counts = fek_alloc((size_t)B, sizeof(double));
+	q.n = fek_alloc(p->nwin, sizeof(double));
+	q.hist_count = NULL;
+	for (h = 0; h < p->nwin; h++)
+		if (p->hist_start[h + 1] - p->hist_start[h] > maxk)
+			maxk = (long)(p->hist_start[h + 1] - p->hist_start[h]);
+	prob = fek_alloc(maxk, sizeof(double));
+	draw = fek_alloc(maxk, sizeof(unsigned int));
+	/* the problem's counts to start; the backend reads q's */
+	memcpy(q.counts, p->counts, (size_t)B * sizeof(double));
+	memcpy(q.n, p->n, p->nwin * sizeof(double));
+	if (solver_open(&s, &q, o) < 0) {
+		free(q.counts);
+		free(q.n);
+		free(prob);
+		free(draw);
+		return -1;
+	}
+	sum = fek_alloc((size_t)B, sizeof(double));
+	sum2 = fek_alloc((size_t)B, sizeof(double));
+	nfin = fek_alloc((size_t)B, sizeof(long));
+	fsum = fek_alloc(p->nwin, sizeof(double));
+	fsum2 = fek_alloc(p->nwin, sizeof(double));
+	lnp = fek_alloc((size_t)B, sizeof(double));
+	point_init(&x, s.H);
+	for (t = 0; t < ntrial && rc == 0; t++) {
+		gsl_rng *rng = fek_rng_new(seed, (unsigned long long)t);
+
+		memset(q.counts, 0, (size_t)B * sizeof(double));
+		for (h = 0; h < p->nwin; h++) {
+			long long k0 = p->hist_start[h];
+			long nk = (long)(p->hist_start[h + 1] - k0);
+			double g = p->ineff ? p->ineff[h] : 1;
+			double neff = floor(p->n[h] / g + 0.5);
+
+			if (neff < 1)
+				neff = 1;
+			for (k = 0; k < nk; k++)
+				prob[k] = p->hist_count[k0 + k];
+			gsl_ran_multinomial(rng, (size_t)nk,
+			    (unsigned int)neff, prob, draw);
+			for (k = 0; k < nk; k++)
+				q.counts[p->hist_bin[k0 + k]] += draw[k];
+			q.n[h] = neff;
+		}
+		gsl_rng_free(rng);
+		wham_factors_counts(&q, &s.f);
+		for (h = 0; h < s.H; h++)
+			s.w[h] = q.n[h] / s.f.ntot;
+		if (s.be.counts(s.be.ctx) < 0) {
+			rc = -1;
+			break;
+		}
+		memcpy(x.u, res->lnf, s.H * sizeof(double));
+		it = solver_run(&s, res->solver, &x);
+		if (it < 0 || !(x.delta < o->tol)) {
+			if (it >= 0)
+				fek_seterr(FEK_EX_NUMERIC, "bootstrap trial "
+				    "%ld: no convergence after %ld "
+				    "iterations", t + 1, it);
+			rc = -1;
+			break;
+		}
+		s.be.lnp(s.be.ctx, lnp);
+		for (b = 0; b < B; b++)
+			if (lnp[b] != -HUGE_VAL) {
+				sum[b] += lnp[b];
+				sum2[b] += lnp[b] * lnp[b];
+				nfin[b]++;
+			}
+		for (h = 0; h < s.H; h++) {
+			double F = x.u[h] - x.u[0];
+
+			fsum[h] += F;
+			fsum2[h] += F * F;
+		}
+	}
+	if (rc == 0) {
+		res->sd_lnp = fek_alloc((size_t)B, sizeof(double));
+		res->sd_lnf = fek_alloc(p->nwin, sizeof(double));
+		res->trials = ntrial;
+		for (b = 0; b < B; b++) {
+			double m, v;
+
+			if (nfin[b] < 2) {
+				res->sd_lnp[b] = nfin[b] ? HUGE_VAL : NAN;
+				continue;
+			}
+			m = sum[b] / nfin[b];
+			v = (sum2[b] - nfin[b] * m * m) / (nfin[b] - 1);
+			res->sd_lnp[b] = sqrt(v > 0 ? v : 0);
+		}
+		for (h = 0; h < p->nwin; h++) {
+			double m = fsum[h] / ntrial;
+			double v = ntrial > 1 ? (fsum2[h] - ntrial * m * m) /
+			    (ntrial - 1) : 0;
+
+			res->sd_lnf[h] = sqrt(v > 0 ? v : 0);
+		}
+	}
+	point_free(&x);
+	solver_close(&s);
+	free(q.counts);
+	free(q.n);
+	free(prob);
+	free(draw);
+	free(sum);
+	free(sum2);
+	free(nfin);
+	free(fsum);
+	free(fsum2);
+	free(lnp);
+	return rc;
+}
+
+const char *
+wham_solver_name(enum wham_solver s)
+{
+	switch (s) {
+	case WHAM_ITERATE:
+		return "iterate";
+	case WHAM_NEWTON:
+		return "newton";
+	case WHAM_LBFGS:
+		return "lbfgs";
+	default:
+		return "auto";
+	}
+}
+
+int
+wham_solver_parse(const char *str, enum wham_solver *out)
+{
+	enum wham_solver s;
+
+	for (s = WHAM_AUTO; s <= WHAM_LBFGS; s++)
+		if (strcmp(str, wham_solver_name(s)) == 0) {
+			*out = s;
+			return 0;
+		}
+	return -1;
 }
 
 static long
@@ -379,7 +705,9 @@ wham_result_free(struct wham_result *res)
 {
 	free(res->lnp);
 	free(res->lnf);
-	res->lnp = res->lnf = NULL;
+	free(res->sd_lnp);
+	free(res->sd_lnf);
+	res->lnp = res->lnf = res->sd_lnp = res->sd_lnf = NULL;
 }
 
 void
@@ -392,4 +720,5 @@ wham_problem_free(struct wham_problem *p)
 	free(p->hist_bin);
 	free(p->hist_count);
 	free(p->lnc);
+	free(p->ineff);
 }

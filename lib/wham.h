@@ -2,6 +2,12 @@
  * wham.h - the weighted histogram analysis method (Kumar et al. 1992;
  * Roux 1995; Potgieter 2014, Eqs. 3.1-3.5) in log space, with the harmonic
  * bias kept as one factor per dimension so that c_hb is never stored.
+ *
+ * Three solvers reach the same fixed point:
+ *   iterate  the self-consistent equations, Algorithm 1 of the thesis;
+ *   newton   Newton's method on the likelihood of Zhu & Hummer 2012
+ *            (J. Comput. Chem. 33, 453), dense Hessian, small problems;
+ *   lbfgs    limited-memory BFGS on the same likelihood, any size.
  */
 #ifndef FEK_WHAM_H
 #define FEK_WHAM_H
@@ -15,7 +21,10 @@ struct wham_problem {
 	struct fek_window *win;	/* nwin, for the output only */
 	double *n;		/* nwin: samples in range, H_h (Eq. 3.4) */
 	double *counts;		/* nbins: B_b = sum_h n_hb (Eq. 3.3) */
-	/* Sparse histograms, CSR by window, for the overlap check. */
+	double *ineff;		/* nwin: statistical inefficiency g_h >= 1,
+				 * for the bootstrap; NULL means 1 */
+	/* Sparse histograms, CSR by window: the overlap check and the
+	 * bootstrap. */
 	long long *hist_start;	/* nwin + 1 */
 	long long *hist_bin;
 	double *hist_count;
@@ -26,33 +35,51 @@ struct wham_problem {
 	long lnc_off[FEK_MAXDIM];
 };
 
-enum wham_solver { WHAM_ITERATE };
+enum wham_solver { WHAM_AUTO, WHAM_ITERATE, WHAM_NEWTON, WHAM_LBFGS };
 
 struct wham_options {
-	double tol;		/* on max |delta ln f_h|, in kT */
+	double tol;		/* on the largest residual |r_h|, in kT */
 	long maxiter;
 	enum wham_solver solver;
-	long progress_every;	/* call progress every this many sweeps */
+	int gpu;		/* evaluate the sweeps on the GPU */
+	long progress_every;	/* call progress every this many iterations */
 	void (*progress)(long iteration, double maxdelta);
 };
 
 struct wham_result {
 	double *lnp;		/* nbins: ln of the normalised p_b; -inf empty */
 	double *lnf;		/* nwin: ln f_h = F_h/kT, F_1 = 0 */
-	long iterations;
-	double maxdelta;	/* last max |delta ln f_h| */
+	long iterations;	/* outer iterations of the solver */
+	long sweeps;		/* evaluations of Eqs. 3.1-3.2 */
+	double maxdelta;	/* the largest residual at the end, kT */
 	int converged;
 	int logspace_bins;	/* bins/windows that needed the log path */
+	enum wham_solver solver;	/* the one used (auto resolved) */
+	int tensor;		/* windows on a grid: per-axis products */
+	/* Bootstrap (wham_bootstrap): standard deviations, NULL before. */
+	double *sd_lnp;		/* nbins: of ln p_b */
+	double *sd_lnf;		/* nwin: of F_h/kT */
+	long trials;
 };
 
 /* Windows must share sampled bins, directly or through others, or their
  * relative free energies are undefined: -1 (exit 1) naming two windows of
  * different components. */
 int	wham_check_overlap(const struct wham_problem *p);
-/* Solve Eqs. 3.1-3.2 to the fixed point.  -1 with exit code 1 when the
- * iteration cap is reached. */
+/* Solve Eqs. 3.1-3.2 to the fixed point: the largest residual
+ * r_h = ln f_h(new) - ln f_h, the change one self-consistent sweep would
+ * make (for iterate, the change it did make), below o->tol.  -1 with exit
+ * code 1 when o->maxiter is reached, 69 when the GPU is unusable. */
 int	wham_solve(const struct wham_problem *p, const struct wham_options *o,
 	    struct wham_result *res);
+/* Bootstrap errors of a solved problem: ntrial resampled data sets (each
+ * window's histogram redrawn, multinomially, with n_h/g_h samples), each
+ * solved from res's solution; fills res->sd_lnp and res->sd_lnf. */
+int	wham_bootstrap(const struct wham_problem *p,
+	    const struct wham_options *o, long ntrial, unsigned long seed,
+	    struct wham_result *res);
+const char *wham_solver_name(enum wham_solver s);
+int	wham_solver_parse(const char *s, enum wham_solver *out);
 void	wham_result_free(struct wham_result *res);
 void	wham_problem_free(struct wham_problem *p);
 

@@ -47,7 +47,7 @@ awk -v kb=$KB 'BEGIN { kt = kb * 300 }
 		for (b = 0; b < 10; b++)
 			if (b in l) printf "%.17g\n", l[b] - top - log(s); else print "-inf"
 	}' one.txt > one.want
-t one-run 0 'bias-build < one.txt | wham-gpu -T > one.out'
+t one-run 0 'bias-build -c < one.txt | wham-gpu -T > one.out'
 section 1 one.out > one.lnp
 numcmp_files one-lnp one.want one.lnp 1e-9 1e-12
 printf '4.2 0.3 0 125\n' > one-wf.want
@@ -58,7 +58,7 @@ ok one-winfree-columns sh -c "grep -q '^#COL c_x f64 1' one.out && grep -q '^#CO
 # WINDOW is a pair of numbers: '4.2 0.3' is the same window as the %.17g
 # spelling bias-build writes into its logbias section
 sed 's/^#WINDOW .*/#WINDOW 4.2 0.3/' one.txt > one-short.txt
-t one-window-short-spelling 0 'bias-build < one-short.txt | wham-gpu -T > one-short.out'
+t one-window-short-spelling 0 'bias-build -c < one-short.txt | wham-gpu -T > one-short.out'
 ok one-keys sh -c "grep -qx '#KIND prob' one.out && grep -qx '#WINDOWS 1' one.out && grep -qx '#TEMP 300' one.out"
 
 # ---- (b) exact synthetic data: n_hb = N_h f_h c_hb p_b -----------------------
@@ -104,7 +104,7 @@ gen1d() {
 }
 THESIS='function lp0(x, kt) { return -(0.6 * (1 + cos(x * 3.141592653589793 / 180)) + 1.4 * (1 + cos(3 * x * 3.141592653589793 / 180))) / kt }'
 gen1d 24 -180 180 1 300 '-180 -90 0 90' '0.002 0.001 0.003 0.0015' '1000 2000 1500 3000' 5 ex1. "$THESIS" > ex1.txt
-t exact-1d-run 0 'bias-build < ex1.txt | wham-gpu --tol 1e-12 -T > ex1.out'
+t exact-1d-run 0 'bias-build -c < ex1.txt | wham-gpu --tol 1e-12 -T > ex1.out'
 section 1 ex1.out > ex1.lnp
 section 2 ex1.out > ex1.F
 numcmp_files exact-1d-lnp ex1.lnp.want ex1.lnp 0 1e-8
@@ -114,7 +114,7 @@ ok exact-1d-empty-bin test "$(sed -n 6p ex1.lnp)" = -inf
 # the same in kJ/mol (springs and temperature in kJ): identical kT answers
 sed 's/^#ENERGY kcal\/mol$/#ENERGY kJ\/mol/' ex1.txt |
     awk '/^#WINDOW/ { printf "#WINDOW %s %.17g\n", $2, $3 * 4.184; next } { print }' > ex1kj.txt
-t exact-1d-kj-run 0 'bias-build < ex1kj.txt | wham-gpu --tol 1e-12 -T > ex1kj.out'
+t exact-1d-kj-run 0 'bias-build -c < ex1kj.txt | wham-gpu --tol 1e-12 -T > ex1kj.out'
 section 1 ex1kj.out > ex1kj.lnp
 numcmp_files exact-1d-kj-lnp ex1.lnp.want ex1kj.lnp 0 1e-6
 
@@ -148,7 +148,7 @@ BEGIN {
 		printf "%s %s %s %s %.17g %s\n", CX[h], CY[h], KX[h], KY[h], lnf[h] - lnf[1], N[h] > "ex2.F.want"
 	}
 }' > ex2.txt
-t exact-2d-run 0 'bias-build < ex2.txt | wham-gpu --tol 1e-12 -T > ex2.out'
+t exact-2d-run 0 'bias-build -c < ex2.txt | wham-gpu --tol 1e-12 -T > ex2.out'
 section 1 ex2.out > ex2.lnp
 section 2 ex2.out > ex2.F
 numcmp_files exact-2d-lnp ex2.lnp.want ex2.lnp 0 1e-8
@@ -165,7 +165,7 @@ CS=$(awk 'BEGIN { for (i = 0; i < 20; i++) printf "%s%g", i ? " " : "", i + 0.5 
 KS=$(awk -v k=$KSTIFF 'BEGIN { for (i = 0; i < 20; i++) printf "%s%s", i ? " " : "", k }')
 NS=$(awk 'BEGIN { for (i = 0; i < 20; i++) printf "%s%d", i ? " " : "", 1000 + 37 * i }')
 gen1d 20 0 20 0 1 "$CS" "$KS" "$NS" -1 ex3. 'function lp0(x, kt) { return -50 * x }' > ex3.txt
-t logspace-run 0 'bias-build < ex3.txt | wham-gpu -v --tol 1e-12 -T > ex3.out'
+t logspace-run 0 'bias-build -c < ex3.txt | wham-gpu -v --tol 1e-12 -T > ex3.out'
 section 1 ex3.out > ex3.lnp
 section 2 ex3.out > ex3.F
 ok logspace-finite awk '{ for (i = 1; i <= NF; i++) if ($i ~ /nan|inf/) exit 1 }' ex3.lnp ex3.F

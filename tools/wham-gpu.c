@@ -1,9 +1,10 @@
 /*
  * wham-gpu - the weighted histogram analysis method (Potgieter 2014,
  * Eqs. 3.1-3.4; Kumar et al. 1992) on histogram + logbias streams, to the
- * normalised unbiased distribution p_b and the window free energies F_h.
- * The CPU reference is lib/wham.c; the GPU path arrives in a later release
- * and -d gpu exits 69 until then.
+ * normalised unbiased distribution p_b and the window free energies F_h,
+ * with bootstrap errors (-B).  Solvers: lib/wham.c (self-consistent
+ * iteration, and Newton or L-BFGS on the likelihood of Zhu & Hummer 2012);
+ * the sweeps on the CPU (lib/wham_cpu.c) or the GPU (kernels/wham.cu).
  */
 #include <getopt.h>
 #include <math.h>
@@ -19,9 +20,10 @@
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: wham-gpu [-Tqv] [-d cpu|gpu|auto] "
-	    "[--maxiter count] [--solver iterate]\n"
-	    "                [--tol kT] [file ...]\n");
+	fprintf(stderr, "usage: wham-gpu [-Tqv] [-B trials] [-d cpu|gpu|auto] "
+	    "[-s seed] [--maxiter count]\n"
+	    "                [--solver auto|iterate|newton|lbfgs] [--tol kT] "
+	    "[file ...]\n");
 	exit(FEK_EX_USAGE);
 }
 
@@ -41,7 +43,7 @@ add_histogram(struct input *in, struct fek_reader *r, struct fek_header *h)
 	struct fek_grid g;
 	struct fek_window win;
 	enum fek_unit eu;
-	double temp, *rows, n = 0;
+	double temp, *rows, n = 0, ineff = 1, tau;
 	long long k, rows_n;
 
 	if (fek_grid_read(r, h, &g, 1) < 0 ||
@@ -68,6 +70,20 @@ add_histogram(struct input *in, struct fek_reader *r, struct fek_header *h)
 			fek_errx(FEK_EX_DATA, "%s: section %ld: ENERGY differs "
 			    "from the first histogram's", r->name, r->section);
 	}
+	/* statistical inefficiency: INEFFICIENCY g, or CORRTIME tau (in
+	 * samples, Grossfield's correl time) as g = 1 + 2 tau */
+	if (fek_hdr_get(h, "INEFFICIENCY", 0) != NULL) {
+		if (fek_key_double(r, h, "INEFFICIENCY", &ineff) < 0)
+			fek_die();
+	} else if (fek_hdr_get(h, "CORRTIME", 0) != NULL) {
+		if (fek_key_double(r, h, "CORRTIME", &tau) < 0)
+			fek_die();
+		ineff = 1 + 2 * tau;
+	}
+	if (!(ineff >= 1) || !isfinite(ineff))
+		fek_errx(FEK_EX_DATA, "%s: section %ld: statistical inefficiency "
+		    "%g (from INEFFICIENCY or CORRTIME) is not a finite value "
+		    ">= 1", r->name, r->section, ineff);
 	if (fek_hdr_col(h, "bin") != 0 || fek_hdr_col(h, "count") != 1 ||
 	    h->ncols != 2)
 		fek_errx(FEK_EX_DATA, "%s: section %ld: histogram columns must "
@@ -80,7 +96,8 @@ add_histogram(struct input *in, struct fek_reader *r, struct fek_header *h)
 		p->n = realloc(p->n, in->cap * sizeof *p->n);
 		p->hist_start = realloc(p->hist_start, (in->cap + 1) *
 		    sizeof *p->hist_start);
-		if (!p->win || !p->n || !p->hist_start)
+		p->ineff = realloc(p->ineff, in->cap * sizeof *p->ineff);
+		if (!p->win || !p->n || !p->hist_start || !p->ineff)
 			fek_errx(FEK_EX_SOFTWARE, "out of memory");
 	}
 	if (in->nnz + rows_n > in->nnzcap) {
@@ -116,6 +133,7 @@ add_histogram(struct input *in, struct fek_reader *r, struct fek_header *h)
 	p->hist_start[p->nwin + 1] = in->nnz;
 	p->win[p->nwin] = win;
 	p->n[p->nwin] = n;
+	p->ineff[p->nwin] = ineff;
 	p->nwin++;
 	free(rows);
 }
@@ -226,6 +244,7 @@ static void
 write_output(const struct input *in, const struct wham_result *res,
     const struct wham_options *o, int text, int argc, char **argv)
 {
+	int sd = res->sd_lnp != NULL;
 	const struct wham_problem *p = &in->p;
 	struct fek_writer w;
 	struct fek_header h;
@@ -238,6 +257,8 @@ write_output(const struct input *in, const struct wham_result *res,
 	fek_hdr_init(&h, "prob");
 	h.rows = p->grid.nbins;
 	fek_hdr_addcol(&h, "lnp", FEK_F64, "1");
+	if (sd)
+		fek_hdr_addcol(&h, "sd_lnp", FEK_F64, "1");
 	fek_grid_write(&h, &p->grid);
 	fek_hdr_add(&h, "TEMP", "%.17g", p->temp);
 	fek_hdr_add(&h, "ENERGY", "%s", fek_unit_name(in->energy));
@@ -246,15 +267,31 @@ write_output(const struct input *in, const struct wham_result *res,
 	for (k = 0; (v = fek_hdr_get(&in->first, "PROV", k)) != NULL; k++)
 		fek_hdr_add(&h, "PROV", "%s", v);
 	fek_hdr_add(&h, "WINDOWS", "%ld", p->nwin);
-	fek_hdr_add(&h, "SOLVER", "iterate");
+	fek_hdr_add(&h, "SOLVER", "%s", wham_solver_name(res->solver));
 	fek_hdr_add(&h, "ITERATIONS", "%ld", res->iterations);
+	fek_hdr_add(&h, "SWEEPS", "%ld", res->sweeps);
 	fek_hdr_add(&h, "MAXDELTA", "%.3e", res->maxdelta);
 	fek_hdr_add(&h, "TOL", "%.3e", o->tol);
-	fek_hdr_add(&h, "DEVICE", "cpu");
+	fek_hdr_add(&h, "DEVICE", "%s", o->gpu ? "gpu" : "cpu");
+	if (sd)
+		fek_hdr_add(&h, "BOOTSTRAP", "%ld", res->trials);
 	fek_hdr_prov(&h, argc, argv);
-	if (fek_begin_section(&w, &h) < 0 ||
-	    fek_write_rows(&w, res->lnp, (long)p->grid.nbins) < 0 ||
-	    fek_end_section(&w) < 0)
+	if (fek_begin_section(&w, &h) < 0)
+		fek_die();
+	if (!sd) {
+		if (fek_write_rows(&w, res->lnp, (long)p->grid.nbins) < 0)
+			fek_die();
+	} else {
+		long long b;
+
+		for (b = 0; b < p->grid.nbins; b++) {
+			double two[2] = { res->lnp[b], res->sd_lnp[b] };
+
+			if (fek_write_rows(&w, two, 1) < 0)
+				fek_die();
+		}
+	}
+	if (fek_end_section(&w) < 0)
 		fek_die();
 	fek_hdr_free(&h);
 
@@ -283,13 +320,15 @@ write_output(const struct input *in, const struct wham_result *res,
 	}
 	fek_hdr_addcol(&h, "F", FEK_F64, "kT");
 	fek_hdr_addcol(&h, "n", FEK_F64, "1");
+	if (sd)
+		fek_hdr_addcol(&h, "sd_F", FEK_F64, "kT");
 	fek_grid_write(&h, &p->grid);
 	fek_hdr_add(&h, "TEMP", "%.17g", p->temp);
 	fek_hdr_add(&h, "ENERGY", "%s", fek_unit_name(in->energy));
 	fek_hdr_prov(&h, argc, argv);
 	if (fek_begin_section(&w, &h) < 0)
 		fek_die();
-	row = fek_alloc(2 * D + 2, sizeof(double));
+	row = fek_alloc(2 * D + 3, sizeof(double));
 	for (i = 0; i < p->nwin; i++) {
 		for (d = 0; d < D; d++) {
 			row[d] = p->win[i].centre[d];
@@ -297,6 +336,8 @@ write_output(const struct input *in, const struct wham_result *res,
 		}
 		row[2 * D] = res->lnf[i];	/* f_h = exp(F_h/kT) */
 		row[2 * D + 1] = p->n[i];
+		if (sd)
+			row[2 * D + 2] = res->sd_lnf[i];
 		if (fek_write_rows(&w, row, 1) < 0)
 			fek_die();
 	}
@@ -318,17 +359,26 @@ main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct wham_options o = { 1e-7, 1000000, WHAM_ITERATE, 0, NULL };
+	struct wham_options o = { 1e-7, 1000000, WHAM_AUTO, 0, 0, NULL };
 	struct wham_result res;
 	struct input in;
 	struct timespec t0, t1;
 	enum fek_device dev = FEK_DEV_AUTO, use;
+	long trials = 0, seed = 1;
 	int c, nerr = 0, text = 0, verbose = 0, quiet = 0, i;
 
 	fek_setprogname(argv[0]);
 	memset(&in, 0, sizeof in);
-	while ((c = getopt_long(argc, argv, "d:qTv", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "B:d:qs:Tv", longopts, NULL)) != -1) {
 		switch (c) {
+		case 'B':
+			nerr += fek_opt_long(optarg, 2, 100000000L, "-B",
+			    &trials);
+			break;
+		case 's':
+			nerr += fek_opt_long(optarg, 0, 0x7fffffffffffffffL,
+			    "-s", &seed);
+			break;
 		case 'd':
 			if (fek_device_parse(optarg, &dev) < 0) {
 				fek_warnx("-d: '%s' is not cpu, gpu or auto",
@@ -351,9 +401,9 @@ main(int argc, char **argv)
 			    "--maxiter", &o.maxiter);
 			break;
 		case OPT_SOLVER:
-			if (strcmp(optarg, "iterate") != 0) {
-				fek_warnx("--solver: '%s' is not iterate",
-				    optarg);
+			if (wham_solver_parse(optarg, &o.solver) < 0) {
+				fek_warnx("--solver: '%s' is not auto, iterate, "
+				    "newton or lbfgs", optarg);
 				nerr++;
 			}
 			break;
@@ -369,8 +419,9 @@ main(int argc, char **argv)
 	}
 	if (nerr)
 		usage();
-	if (fek_device_resolve(dev, 0, &use) < 0)
+	if (fek_device_resolve(dev, 1, &use) < 0)
 		fek_die();
+	o.gpu = use == FEK_DEV_GPU;
 	if (optind == argc)
 		read_input(&in, "-");
 	for (i = optind; i < argc; i++)
@@ -386,10 +437,9 @@ main(int argc, char **argv)
 		o.progress = progress;
 		o.progress_every = 100;
 	}
-	if (verbose) {
+	if (verbose)
 		fprintf(stderr, "wham-gpu: %ld windows, %lld bins, device "
-		    "cpu\n", in.p.nwin, in.p.grid.nbins);
-	}
+		    "%s\n", in.p.nwin, in.p.grid.nbins, o.gpu ? "gpu" : "cpu");
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (wham_solve(&in.p, &o, &res) < 0)
 		fek_die();
@@ -399,10 +449,25 @@ main(int argc, char **argv)
 		    t0.tv_nsec);
 
 		fprintf(stderr, "wham-gpu: converged in %ld iterations, max "
-		    "|d ln f| = %.3e kT, %.3f s, %.3f ms per iteration%s\n",
+		    "|d ln f| = %.3e kT, %.3f s, %.3f ms per iteration "
+		    "(solver %s, %ld sweeps of %.3f ms, %s)%s\n",
 		    res.iterations, res.maxdelta, s, 1e3 * s /
-		    (res.iterations + 1), res.logspace_bins ?
+		    (res.iterations + 1), wham_solver_name(res.solver),
+		    res.sweeps, 1e3 * s / res.sweeps, res.tensor ?
+		    "window grid" : "general windows", res.logspace_bins ?
 		    " (some sums in log space)" : "");
+	}
+	if (trials > 0) {
+		o.progress = NULL;
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		if (wham_bootstrap(&in.p, &o, trials, (unsigned long)seed,
+		    &res) < 0)
+			fek_die();
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		if (verbose)
+			fprintf(stderr, "wham-gpu: bootstrap: %ld trials, "
+			    "%.3f s\n", trials, (t1.tv_sec - t0.tv_sec) +
+			    1e-9 * (t1.tv_nsec - t0.tv_nsec));
 	}
 	write_output(&in, &res, &o, text, argc, argv);
 	fek_fshut(stdout, "stdout");

@@ -1,0 +1,544 @@
+/*
+ * wham.cu - one evaluation of Potgieter 2014, Eqs. 3.1-3.2 on the GPU, the
+ * same arithmetic as the CPU reference lib/wham_cpu.c (double precision,
+ * see wham_backend.h), kept on the device between evaluations: per call
+ * only u goes up and lnfn plus three scalars come back (H + 3 doubles).
+ *
+ * Window grid: the D mode products are small dense products (91 x 180 for
+ * the thesis's largest case), one thread per output element.  Other window
+ * sets: den[b1, r] = sum_h X_h C1[h, b1] K[h, r] one thread per bin, and
+ * s_h = sum_b C1[h, b1] Q_b K[h, r] one block per window.  Reductions over
+ * bins and windows run in one block (a few hundred thousand elements at
+ * most).  Bins or windows whose scaled sums underflow are summed exactly in
+ * log space by the same kernels, as on the CPU.
+ *
+ * cuBLAS is not used: loading it costs about 0.3 s per process (measured:
+ * libcublasLt is 540 MB), longer than a whole solve here.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuda_runtime.h>
+
+extern "C" {
+#include "wham_backend.h"
+}
+
+#define NT 256		/* threads per block */
+#define RT 1024		/* threads of the one-block reductions */
+
+struct dims {
+	int D, tensor;
+	long nb[FEK_MAXDIM], nw[FEK_MAXDIM], goff[FEK_MAXDIM];
+	long lnc_off[FEK_MAXDIM];
+	long lnc_stride;
+	long H, n1, R;
+	long long B;
+};
+
+/* Scalars kept on the device: read back once per evaluation. */
+struct scal {
+	double A, lo;		/* max and min of a_h */
+	double top, blo;	/* max and min of ln p~ */
+	double lnz, s;		/* normalisation, sum_b B_b ln p_b */
+	int exact1, exact2;
+	unsigned long long nexact;
+};
+
+struct gpu {
+	const struct wham_problem *p;
+	const struct wham_factors *f;
+	struct dims dm;
+	double *u, *a, *lnfn, *M, *lnN, *lnB, *cnt, *lnc, *lnp;
+	double *G, *T0, *T1, *C1, *K, *den, *s;
+	long *perm;
+	struct scal *sc;
+};
+
+static int
+cuda_fail(cudaError_t rc, const char *what)
+{
+	return fek_seterr(FEK_EX_UNAVAILABLE, "-d gpu: %s: %s", what,
+	    cudaGetErrorString(rc));
+}
+
+#define CK(call) do { cudaError_t rc_ = (call); \
+	if (rc_ != cudaSuccess) return cuda_fail(rc_, #call); } while (0)
+#define LAUNCHED(what) do { cudaError_t rc_ = cudaGetLastError(); \
+	if (rc_ != cudaSuccess) return cuda_fail(rc_, what); } while (0)
+
+__device__ static double
+lnc_at(const struct dims &dm, const double *lnc, long h, long long b)
+{
+	const double *l = lnc + h * dm.lnc_stride;
+	double s = 0;
+	int d;
+
+	for (d = dm.D - 1; d >= 0; d--) {
+		s += l[dm.lnc_off[d] + (long)(b % dm.nb[d])];
+		b /= dm.nb[d];
+	}
+	return s;
+}
+
+/* Block reductions (all threads must call). */
+__device__ static double
+block_max(double v, double *sh)
+{
+	int t = threadIdx.x, k;
+
+	sh[t] = v;
+	__syncthreads();
+	for (k = blockDim.x / 2; k > 0; k >>= 1) {
+		if (t < k && sh[t + k] > sh[t])
+			sh[t] = sh[t + k];
+		__syncthreads();
+	}
+	v = sh[0];
+	__syncthreads();
+	return v;
+}
+
+__device__ static double
+block_sum(double v, double *sh)
+{
+	int t = threadIdx.x, k;
+
+	sh[t] = v;
+	__syncthreads();
+	for (k = blockDim.x / 2; k > 0; k >>= 1) {
+		if (t < k)
+			sh[t] += sh[t + k];
+		__syncthreads();
+	}
+	v = sh[0];
+	__syncthreads();
+	return v;
+}
+
+/* a_h = ln H_h + u_h + M_h, its max and min; the exact flag. */
+__global__ static void
+k_weights(struct dims dm, const double *u, const double *lnN,
+    const double *M, double *a, struct scal *sc)
+{
+	__shared__ double sh[RT];
+	double top = -HUGE_VAL, lo = HUGE_VAL, v;
+	long h;
+
+	for (h = threadIdx.x; h < dm.H; h += blockDim.x) {
+		v = lnN[h] + u[h] + M[h];
+		a[h] = v;
+		if (v == -HUGE_VAL)
+			continue;
+		top = fmax(top, v);
+		lo = fmin(lo, v);
+	}
+	top = block_max(top, sh);
+	lo = -block_max(-lo, sh);
+	if (threadIdx.x == 0) {
+		sc->A = top;
+		sc->lo = lo;
+		sc->exact1 = top - lo > WHAM_RANGE_LIMIT;
+		sc->nexact = 0;
+	}
+}
+
+/* X_h = exp(a_h - A) into the window tensor (or times C1 rows). */
+__global__ static void
+k_scatter(struct dims dm, const double *a, const long *perm,
+    const struct scal *sc, double *X)
+{
+	long h = blockIdx.x * (long)blockDim.x + threadIdx.x;
+
+	if (h < dm.H)
+		X[perm[h]] = sc->exact1 ? 0 : exp(a[h] - sc->A);
+}
+
+/* One mode product: out[c, i] = sum_j in[j, c] G(j, i), with G(j, i) =
+ * G[j nb + i] towards bins, G[i nb + j] towards windows. */
+__global__ static void
+k_mode(const double *in, double *out, const double *G, long long C,
+    long from, long to, long nb, int to_bins)
+{
+	long long e = blockIdx.x * (long long)blockDim.x + threadIdx.x, c;
+	long i, j;
+	double s = 0;
+
+	if (e >= C * to)
+		return;
+	c = e / to;
+	i = (long)(e % to);
+	if (to_bins)
+		for (j = 0; j < from; j++)
+			s += in[j * C + c] * G[j * nb + i];
+	else
+		for (j = 0; j < from; j++)
+			s += in[j * C + c] * G[i * nb + j];
+	out[e] = s;
+}
+
+/* General windows: den[b1, r] = sum_h X_h C1[h, b1] K[h, r]. */
+__global__ static void
+k_den_general(struct dims dm, const double *X, const double *C1,
+    const double *K, double *den)
+{
+	long long b = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+	long b1, r, h;
+	double s = 0;
+
+	if (b >= dm.B)
+		return;
+	b1 = (long)(b / dm.R);
+	r = (long)(b % dm.R);
+	for (h = 0; h < dm.H; h++)
+		s += X[h] * C1[h * dm.n1 + b1] * K[h * dm.R + r];
+	den[b] = s;
+}
+
+/* ln p~_b (Eq. 3.1 before normalising), exactly where needed. */
+__global__ static void
+k_lnp(struct dims dm, const double *den, const double *lnB,
+    const double *lnN, const double *u, const double *lnc, double *lnp,
+    struct scal *sc)
+{
+	long long b = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+	double top, s, v;
+	long h;
+
+	if (b >= dm.B)
+		return;
+	if (lnB[b] == -HUGE_VAL) {
+		lnp[b] = -HUGE_VAL;
+		return;
+	}
+	if (!sc->exact1 && den[b] > WHAM_TINY) {
+		lnp[b] = lnB[b] - sc->A - log(den[b]);
+		return;
+	}
+	top = -HUGE_VAL;	/* online log-sum-exp over the windows */
+	s = 0;
+	for (h = 0; h < dm.H; h++) {
+		v = lnN[h] + u[h] + lnc_at(dm, lnc, h, b);
+		if (v == -HUGE_VAL)
+			continue;
+		if (v > top) {
+			s = s * exp(top - v) + 1;
+			top = v;
+		} else
+			s += exp(v - top);
+	}
+	lnp[b] = lnB[b] - (top + log(s));
+	atomicAdd(&sc->nexact, 1ULL);
+}
+
+/* max, min, sum exp(ln p~ - max), sum B_b ln p~_b: ln Z and S. */
+__global__ static void
+k_normalise(struct dims dm, const double *lnp, const double *cnt,
+    double ntot, struct scal *sc)
+{
+	__shared__ double sh[RT];
+	double top = -HUGE_VAL, lo = HUGE_VAL, z = 0, sn = 0;
+	long long b;
+
+	for (b = threadIdx.x; b < dm.B; b += blockDim.x)
+		if (lnp[b] != -HUGE_VAL) {
+			top = fmax(top, lnp[b]);
+			lo = fmin(lo, lnp[b]);
+		}
+	top = block_max(top, sh);
+	lo = -block_max(-lo, sh);
+	for (b = threadIdx.x; b < dm.B; b += blockDim.x)
+		if (lnp[b] != -HUGE_VAL) {
+			z += exp(lnp[b] - top);
+			sn += cnt[b] * lnp[b];
+		}
+	z = block_sum(z, sh);
+	sn = block_sum(sn, sh);
+	if (threadIdx.x == 0) {
+		sc->top = top;
+		sc->blo = lo;
+		sc->lnz = top + log(z);
+		sc->s = sn - ntot * sc->lnz;
+		sc->exact2 = top - lo > WHAM_RANGE_LIMIT;
+	}
+}
+
+/* ln p = ln p~ - ln Z; Q_b = p_b / max p. */
+__global__ static void
+k_q(struct dims dm, double *lnp, double *Q, const struct scal *sc)
+{
+	long long b = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+
+	if (b >= dm.B)
+		return;
+	if (lnp[b] == -HUGE_VAL) {
+		Q[b] = 0;
+		return;
+	}
+	Q[b] = sc->exact2 ? 0 : exp(lnp[b] - sc->top);
+	lnp[b] -= sc->lnz;
+}
+
+/* General windows: s_h = sum_b C1[h, b1] Q_b K[h, r], a block a window. */
+__global__ static void
+k_win_general(struct dims dm, const double *Q, const double *C1,
+    const double *K, double *s)
+{
+	__shared__ double sh[NT];
+	long h = blockIdx.x;
+	long long b;
+	double v = 0;
+
+	for (b = threadIdx.x; b < dm.B; b += blockDim.x)
+		v += C1[h * dm.n1 + (long)(b / dm.R)] * Q[b] *
+		    K[h * dm.R + (long)(b % dm.R)];
+	v = block_sum(v, sh);
+	if (threadIdx.x == 0)
+		s[h] = v;
+}
+
+/* Eq. 3.2: lnfn_h, exactly where needed (one thread a window). */
+__global__ static void
+k_lnfn(struct dims dm, const double *sw, const long *perm, const double *M,
+    const double *lnp, const double *lnc, double *lnfn, struct scal *sc)
+{
+	long h = blockIdx.x * (long)blockDim.x + threadIdx.x;
+	long long b;
+	double s, top, v, P;
+
+	if (h >= dm.H)
+		return;
+	P = sc->top - sc->lnz;
+	s = sw[perm ? perm[h] : h];
+	if (!sc->exact2 && s > WHAM_TINY) {
+		lnfn[h] = -(M[h] + P + log(s));
+		return;
+	}
+	top = -HUGE_VAL;
+	s = 0;
+	for (b = 0; b < dm.B; b++) {
+		if (lnp[b] == -HUGE_VAL)
+			continue;
+		v = lnc_at(dm, lnc, h, b) + lnp[b];
+		if (v > top) {
+			s = s * exp(top - v) + 1;
+			top = v;
+		} else
+			s += exp(v - top);
+	}
+	lnfn[h] = -(top + log(s));
+	atomicAdd(&sc->nexact, 1ULL);
+}
+
+static unsigned int
+blocks(long long n, int nt)
+{
+	return (unsigned int)((n + nt - 1) / nt);
+}
+
+/* The D mode products; the result's buffer. */
+static double *
+modes(struct gpu *g, double *in, double *other, int to_bins)
+{
+	const struct wham_factors *f = g->f;
+	double *src = in, *dst = other, *t;
+	long long size = 1, C;
+	int d;
+
+	for (d = 0; d < f->D; d++)
+		size *= to_bins ? f->nw[d] : f->nb[d];
+	for (d = 0; d < f->D; d++) {
+		long from = to_bins ? f->nw[d] : f->nb[d];
+		long to = to_bins ? f->nb[d] : f->nw[d];
+
+		C = size / from;
+		k_mode<<<blocks(C * to, NT), NT>>>(src, dst, g->G +
+		    f->goff[d], C, from, to, f->nb[d], to_bins);
+		size = C * to;
+		t = src;
+		src = dst;
+		dst = t;
+	}
+	return src;
+}
+
+static long
+gpu_eval(void *ctx, const double *u, double *lnfn, double *lnz, double *s)
+{
+	struct gpu *g = (struct gpu *)ctx;
+	const struct wham_factors *f = g->f;
+	struct dims dm = g->dm;
+	struct scal sc;
+	double *den, *sw, *X;
+
+	CK(cudaMemcpy(g->u, u, f->H * sizeof(double),
+	    cudaMemcpyHostToDevice));
+	k_weights<<<1, RT>>>(dm, g->u, g->lnN, g->M, g->a, g->sc);
+	if (f->tensor) {
+		k_scatter<<<blocks(f->H, NT), NT>>>(dm, g->a, g->perm, g->sc,
+		    g->T0);
+		den = modes(g, g->T0, g->T1, 1);
+	} else {
+		X = g->s;	/* H doubles of scratch until Eq. 3.2 */
+		k_scatter<<<blocks(f->H, NT), NT>>>(dm, g->a, g->perm, g->sc,
+		    X);
+		k_den_general<<<blocks(f->B, NT), NT>>>(dm, X, g->C1, g->K,
+		    g->den);
+		den = g->den;
+	}
+	k_lnp<<<blocks(f->B, NT), NT>>>(dm, den, g->lnB, g->lnN, g->u,
+	    g->lnc, g->lnp, g->sc);
+	k_normalise<<<1, RT>>>(dm, g->lnp, g->cnt, f->ntot, g->sc);
+	if (f->tensor) {
+		double *Q = den == g->T0 ? g->T1 : g->T0;
+
+		k_q<<<blocks(f->B, NT), NT>>>(dm, g->lnp, Q, g->sc);
+		sw = modes(g, Q, Q == g->T0 ? g->T1 : g->T0, 0);
+		k_lnfn<<<blocks(f->H, NT), NT>>>(dm, sw, g->perm, g->M,
+		    g->lnp, g->lnc, g->lnfn, g->sc);
+	} else {
+		k_q<<<blocks(f->B, NT), NT>>>(dm, g->lnp, g->den, g->sc);
+		k_win_general<<<f->H, NT>>>(dm, g->den, g->C1, g->K, g->s);
+		k_lnfn<<<blocks(f->H, NT), NT>>>(dm, g->s, NULL, g->M,
+		    g->lnp, g->lnc, g->lnfn, g->sc);
+	}
+	LAUNCHED("WHAM kernels");
+	CK(cudaMemcpy(lnfn, g->lnfn, f->H * sizeof(double),
+	    cudaMemcpyDeviceToHost));
+	CK(cudaMemcpy(&sc, g->sc, sizeof sc, cudaMemcpyDeviceToHost));
+	*lnz = sc.lnz;
+	*s = sc.s;
+	return (long)sc.nexact;
+}
+
+static int
+gpu_lnp(void *ctx, double *lnp)
+{
+	struct gpu *g = (struct gpu *)ctx;
+
+	CK(cudaMemcpy(lnp, g->lnp, g->f->B * sizeof(double),
+	    cudaMemcpyDeviceToHost));
+	return 0;
+}
+
+static int
+gpu_counts(void *ctx)
+{
+	struct gpu *g = (struct gpu *)ctx;
+	const struct wham_factors *f = g->f;
+
+	CK(cudaMemcpy(g->lnB, f->lnB, f->B * sizeof(double),
+	    cudaMemcpyHostToDevice));
+	CK(cudaMemcpy(g->cnt, g->p->counts, f->B * sizeof(double),
+	    cudaMemcpyHostToDevice));
+	CK(cudaMemcpy(g->lnN, f->lnN, f->H * sizeof(double),
+	    cudaMemcpyHostToDevice));
+	return 0;
+}
+
+static void
+gpu_free(void *ctx)
+{
+	struct gpu *g = (struct gpu *)ctx;
+	void *ptr[] = { g->u, g->a, g->lnfn, g->M, g->lnN, g->lnB, g->cnt,
+	    g->lnc, g->lnp, g->G, g->T0, g->T1, g->C1, g->K, g->den, g->s,
+	    g->perm, g->sc };
+	size_t i;
+
+	for (i = 0; i < sizeof ptr / sizeof ptr[0]; i++)
+		if (ptr[i] != NULL)
+			cudaFree(ptr[i]);
+	free(g);
+}
+
+static int
+up(void **dst, const void *src, size_t bytes)
+{
+	CK(cudaMalloc(dst, bytes ? bytes : 1));
+	if (src != NULL)
+		CK(cudaMemcpy(*dst, src, bytes, cudaMemcpyHostToDevice));
+	return 0;
+}
+
+static int
+setup(struct gpu *g)
+{
+	const struct wham_problem *p = g->p;
+	const struct wham_factors *f = g->f;
+	size_t H = f->H, B = (size_t)f->B;
+	long gsize = 0;
+	int d;
+
+	if (up((void **)&g->u, NULL, H * 8) < 0 ||
+	    up((void **)&g->a, NULL, H * 8) < 0 ||
+	    up((void **)&g->lnfn, NULL, H * 8) < 0 ||
+	    up((void **)&g->M, f->M, H * 8) < 0 ||
+	    up((void **)&g->lnN, NULL, H * 8) < 0 ||
+	    up((void **)&g->lnB, NULL, B * 8) < 0 ||
+	    up((void **)&g->cnt, NULL, B * 8) < 0 ||
+	    up((void **)&g->lnp, NULL, B * 8) < 0 ||
+	    up((void **)&g->lnc, p->lnc, H * p->lnc_stride * 8) < 0 ||
+	    up((void **)&g->sc, NULL, sizeof(struct scal)) < 0)
+		return -1;
+	if (f->tensor) {
+		for (d = 0; d < f->D; d++)
+			gsize += f->nw[d] * f->nb[d];
+		if (up((void **)&g->G, f->G, gsize * 8) < 0 ||
+		    up((void **)&g->perm, f->perm, H * sizeof(long)) < 0 ||
+		    up((void **)&g->T0, NULL, f->tmax * 8) < 0 ||
+		    up((void **)&g->T1, NULL, f->tmax * 8) < 0)
+			return -1;
+	} else {
+		long *ident = (long *)fek_alloc(H, sizeof(long));
+		size_t h;
+		int rc;
+
+		for (h = 0; h < H; h++)
+			ident[h] = (long)h;
+		rc = up((void **)&g->perm, ident, H * sizeof(long));
+		free(ident);
+		if (rc < 0 ||
+		    up((void **)&g->C1, f->C1, H * f->n1 * 8) < 0 ||
+		    up((void **)&g->K, f->K, H * f->R * 8) < 0 ||
+		    up((void **)&g->den, NULL, B * 8) < 0 ||
+		    up((void **)&g->s, NULL, H * 8) < 0)
+			return -1;
+	}
+	return gpu_counts(g);
+}
+
+extern "C" int
+wham_gpu_backend(const struct wham_problem *p, const struct wham_factors *f,
+    struct wham_backend *be)
+{
+	struct gpu *g = (struct gpu *)fek_alloc(1, sizeof *g);
+	int d;
+
+	g->p = p;
+	g->f = f;
+	g->dm.D = f->D;
+	g->dm.tensor = f->tensor;
+	for (d = 0; d < f->D; d++) {
+		g->dm.nb[d] = f->nb[d];
+		g->dm.nw[d] = f->nw[d];
+		g->dm.goff[d] = f->goff[d];
+		g->dm.lnc_off[d] = p->lnc_off[d];
+	}
+	g->dm.lnc_stride = p->lnc_stride;
+	g->dm.H = f->H;
+	g->dm.B = f->B;
+	g->dm.n1 = f->n1;
+	g->dm.R = f->R;
+	if (setup(g) < 0) {
+		gpu_free(g);
+		return -1;
+	}
+	be->ctx = g;
+	be->eval = gpu_eval;
+	be->lnp = gpu_lnp;
+	be->counts = gpu_counts;
+	be->free = gpu_free;
+	return 0;
+}
