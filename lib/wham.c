@@ -13,8 +13,11 @@
  *
  * with p~ the unnormalised p of Eq. 3.1 and r_h = lnfn_h - u_h - ln Z the
  * residual: the change of ln f_h one self-consistent sweep would make, in
- * the gauge where p~ is normalised.  All solvers stop on max |r_h| < tol
- * (kT), so they stop at the same place:
+ * the gauge where p~ is normalised.  All solvers need max |r_h| < tol
+ * (kT); Newton and L-BFGS also need their next step, their estimate of the
+ * remaining error, below tol.  The plain iteration's error is larger than
+ * its residual by about 1 / (1 - its contraction rate), which on stiff
+ * problems is hundreds:
  *
  *   iterate  u <- lnfn (Algorithm 1 of the thesis)
  *   newton   Newton steps with the dense Hessian
@@ -161,6 +164,22 @@ plain_step(struct solver *s, const struct point *x, struct point *y)
 	return evaluate(s, y);
 }
 
+/* The size of a step d in free energy, kT: its largest component about
+ * the weighted mean (a constant step changes nothing). */
+static double
+step_size(const struct solver *s, const double *d)
+{
+	double m = 0, big = 0;
+	long h;
+
+	for (h = 0; h < s->H; h++)
+		m += s->w[h] * d[h];
+	for (h = 0; h < s->H; h++)
+		if (fabs(d[h] - m) > big)
+			big = fabs(d[h] - m);
+	return big;
+}
+
 static void
 report(const struct solver *s, long it, double delta)
 {
@@ -199,7 +218,7 @@ solve_lbfgs(struct solver *s, struct point *x)
 	d = fek_alloc(s->H, sizeof(double));
 	q = fek_alloc(s->H, sizeof(double));
 	point_init(&y, s->H);
-	for (it = 0; it < s->o->maxiter && x->delta >= s->o->tol; it++) {
+	for (it = 0; it < s->o->maxiter; it++) {
 		/* two-loop recursion, newest pair first */
 		memcpy(q, x->g, s->H * sizeof(double));
 		for (k = 0; k < n; k++) {
@@ -225,6 +244,10 @@ solve_lbfgs(struct solver *s, struct point *x)
 			for (h = 0; h < s->H; h++)
 				d[h] = -x->g[h] / s->w[h];
 		}
+		/* converged when the residual and the step, the estimate of
+		 * the remaining error, are both below tol */
+		if (x->delta < s->o->tol && step_size(s, d) < s->o->tol)
+			break;
 		if ((k = line_search(s, x, d, &y)) != 0) {
 			if (k < 0 || plain_step(s, x, &y) < 0) {
 				it = -1;
@@ -329,7 +352,7 @@ solve_newton(struct solver *s, struct point *x)
 	gsl_error_handler_t *old = gsl_set_error_handler_off();
 
 	point_init(&y, s->H);
-	for (it = 0; it < s->o->maxiter && x->delta >= s->o->tol; it++) {
+	for (it = 0; it < s->o->maxiter; it++) {
 		double shift = 0, tr = 0;
 		gsl_matrix_view m;
 		gsl_vector_view rhs, sol;
@@ -370,6 +393,8 @@ solve_newton(struct solver *s, struct point *x)
 			shift = shift == 0 ? 1e-12 * tr / n : 100 * shift;
 		}
 		d[0] = 0;
+		if (x->delta < s->o->tol && step_size(s, d) < s->o->tol)
+			break;
 		if ((rc = line_search(s, x, d, &y)) < 0) {
 			it = -1;
 			break;

@@ -62,45 +62,9 @@ t one-window-short-spelling 0 'bias-build -c < one-short.txt | wham-gpu -T > one
 ok one-keys sh -c "grep -qx '#KIND prob' one.out && grep -qx '#WINDOWS 1' one.out && grep -qx '#TEMP 300' one.out"
 
 # ---- (b) exact synthetic data: n_hb = N_h f_h c_hb p_b -----------------------
-# gen1d: 1-D sections on stdout, expected ln p in lnp.want, F in F.want.
-# Arguments (awk -v): nb lo hi per T C K N (space-separated lists), empty
-# (a bin with p = 0, or -1), wf (ln p of bin centre x: awk expression via
-# function lp0).
+# gen1d: see tests/gen-wham1d.
 gen1d() {
-	awk -v kb=$KB -v nb="$1" -v lo="$2" -v hi="$3" -v per="$4" -v T="$5" \
-	    -v Cs="$6" -v Ks="$7" -v Ns="$8" -v empty="$9" -v pref="${10}" "${11}"'
-	function lse(a, n,   i, t, s) { t = -1e308; for (i = 0; i < n; i++) if (a[i] > t) t = a[i]
-		s = 0; for (i = 0; i < n; i++) if (a[i] - t > -700) s += exp(a[i] - t); return t + log(s) }
-	BEGIN {
-		kt = kb * T; L = hi - lo
-		H = split(Cs, C, " "); split(Ks, K, " "); split(Ns, N, " ")
-		m = 0
-		for (b = 0; b < nb; b++) { x[b] = lo + (b + 0.5) * L / nb; if (b != empty) q[m++] = lp0(x[b], kt) }
-		z = lse(q, m)
-		for (b = 0; b < nb; b++) lp[b] = lp0(x[b], kt) - z
-		for (h = 1; h <= H; h++) {
-			m = 0
-			for (b = 0; b < nb; b++) {
-				d = x[b] - C[h]
-				if (per) { r = d / L; d -= L * (r >= 0 ? int(r + 0.5) : -int(-r + 0.5)) }
-				lc[h, b] = -0.5 * K[h] * d * d / kt
-				if (b != empty) q[m++] = lc[h, b] + lp[b]
-			}
-			lnf[h] = -lse(q, m)
-			rows = 0
-			for (b = 0; b < nb; b++) {
-				ln = log(N[h]) + lnf[h] + lc[h, b] + lp[b]
-				if (b != empty && ln > -650) { out[rows++] = sprintf("%d %.17g", b, exp(ln)) }
-			}
-			printf "#FEK 1\n#KIND histogram\n#ROWS %d\n#COL bin i64 1\n#COL count f64 1\n", rows
-			printf "#AXIS x %.17g %.17g %s 1\n#BINS %d\n#WINDOW %.17g %.17g\n", lo, hi, per ? "periodic" : "open", nb, C[h], K[h]
-			printf "#TEMP %.17g\n#ENERGY kcal/mol\n#END\n", T
-			for (i = 0; i < rows; i++) print out[i]
-			printf "%.17g %.17g %.17g %.17g\n", C[h], K[h], lnf[h] - lnf[1], N[h] > (pref "F.want")
-		}
-		for (b = 0; b < nb; b++)
-			if (b == empty) print "-inf" > (pref "lnp.want"); else printf "%.17g\n", lp[b] > (pref "lnp.want")
-	}'
+	"$TOP/tests/gen-wham1d" "$@"
 }
 THESIS='function lp0(x, kt) { return -(0.6 * (1 + cos(x * 3.141592653589793 / 180)) + 1.4 * (1 + cos(3 * x * 3.141592653589793 / 180))) / kt }'
 gen1d 24 -180 180 1 300 '-180 -90 0 90' '0.002 0.001 0.003 0.0015' '1000 2000 1500 3000' 5 ex1. "$THESIS" > ex1.txt
@@ -254,3 +218,72 @@ ok input-bin-outside-msg grep -q 'bin 10 outside 0..9' input-bin-outside.err
 t input-empty-window 65 'bias-build < zerowin.txt | wham-gpu'
 t input-samples 65 "sample-gen -p '$P' -r -180:180:p -g 3 -k 0.001 -n 50 | wham-gpu"
 t input-empty 65 'wham-gpu < /dev/null'
+
+# ---- (h) solvers and evaluation paths ------------------------------------------
+# Every solver reaches the exact fixed points: ex1 (1-D, windows on a grid:
+# per-axis products), ex2 (2-D, windows not on a grid: first axis split),
+# ex3 (the log-space sums).
+for s in iterate newton lbfgs; do
+	for e in ex1 ex2 ex3; do
+		t solver-$s-$e 0 "bias-build -c < $e.txt | wham-gpu -v --solver $s --tol 1e-11 -T > $e-$s.out"
+		section 1 $e-$s.out > $e-$s.lnp
+		section 2 $e-$s.out > $e-$s.F
+		numcmp_files solver-$s-$e-lnp $e.lnp.want $e-$s.lnp 1e-10 1e-8
+		numcmp_files solver-$s-$e-F $e.F.want $e-$s.F 1e-10 1e-8
+		ok solver-$s-$e-key grep -qx "#SOLVER $s" $e-$s.out
+	done
+done
+ok path-grid-1d grep -q 'window grid' solver-lbfgs-ex1.err
+ok path-general-2d grep -q 'general windows' solver-lbfgs-ex2.err
+
+# Windows on a grid, and the same data with one window's histogram split in
+# two half-count sections (same bias, so the same problem, but no longer a
+# grid): the two paths agree.
+P2='0.3*(1+cos(x*pi/180))+0.7*(1+cos(3*x*pi/180))+0.5*(1+cos(y*pi/180))+0.3*cos((x-y)*pi/180)'
+awk 'BEGIN { for (i = 0; i < 6; i++) for (j = 0; j < 5; j++)
+    printf "%g %g 0.002 0.003\n", -180 + 60 * i, -180 + 72 * j }' > g2.win
+sample-gen -p "$P2" -r -180:180:p -r -180:180:p -w g2.win -n 400 -s 5 -T |
+    histogram -T -b 30 -b 24 > g2.hist
+awk '/^#FEK/ { s++ } s == 1 && !/^#/ { $2 = $2 / 2 } { print }' g2.hist > g2a.hist
+awk '/^#FEK/ { s++ } s == 1 && !/^#/ { $2 = $2 / 2 } s == 1 { print }' g2.hist > g2b.hist
+cat g2a.hist g2b.hist > g2split.hist
+bias-build -c < g2.hist | wham-gpu -v -T --solver lbfgs --tol 1e-11 > g2.out 2> g2.err
+bias-build -c < g2split.hist | wham-gpu -v -T --solver lbfgs --tol 1e-11 > g2s.out 2> g2s.err
+ok path-grid-2d grep -q 'window grid' g2.err
+ok path-split-general grep -q 'general windows' g2s.err
+section 1 g2.out > g2.lnp
+section 1 g2s.out > g2s.lnp
+numcmp_files paths-agree-2d g2.lnp g2s.lnp 1e-7 1e-8
+
+# Acceleration: a stiff 1-D problem (81 windows, 400 bins) takes the plain
+# iteration hundreds of sweeps; Newton and L-BFGS reach the same answer in
+# few iterations.  The plain iteration's small steps hide a larger error
+# (the error is about the step over one minus its contraction rate), so it
+# is compared after a tighter --tol.
+sample-gen -p "$P" -r -180:180:p -g 81 -k 0.02 -n 2000 -s 3 | histogram -b 400 |
+    bias-build > stiff81.bin
+for s in iterate newton lbfgs; do
+	wham-gpu -T --solver $s < stiff81.bin > stiff81-$s.out
+	[ $s = iterate ] && wham-gpu -T --solver $s --tol 1e-11 < stiff81.bin |
+	    awk '/^#FEK/ { s++ } s == 1 && !/^#/' > stiff81-tight.lnp
+	section 1 stiff81-$s.out > stiff81-$s.lnp
+	it=$(sed -n 's/^#ITERATIONS //p' stiff81-$s.out)
+	eval "it_$s=\$it"
+done
+le stiff-iterate-is-slow $((200 - it_iterate)) 0
+le stiff-newton-iterations "$it_newton" 10
+le stiff-lbfgs-iterations "$it_lbfgs" 100
+numcmp_files stiff-newton-equals-iterate stiff81-tight.lnp stiff81-newton.lnp 0 1e-6
+numcmp_files stiff-lbfgs-equals-iterate stiff81-tight.lnp stiff81-lbfgs.lnp 0 1e-6
+t_usage solver-bad 'wham-gpu --solver simplex < stiff81.bin'
+
+# ---- (i) bootstrap --------------------------------------------------------------
+t boot-run 0 'wham-gpu -T -B 20 -s 7 < stiff81.bin > boot.out'
+ok boot-columns sh -c "grep -q '^#COL sd_lnp f64 1' boot.out && grep -q '^#COL sd_F f64 kT' boot.out && grep -qx '#BOOTSTRAP 20' boot.out"
+section 1 boot.out | awk '{ print $1 }' > boot.lnp
+numcmp_files boot-lnp-unchanged stiff81-newton.lnp boot.lnp 0 1e-9
+ok boot-sd-positive awk '$1 != "-inf" && !($2 > 0 && $2 < 1) { exit 1 }' <(section 1 boot.out)
+ok boot-sd-F1-zero awk 'NR == 1 && $5 != 0 { exit 1 }' <(section 2 boot.out)
+t boot-repeat 0 'wham-gpu -T -B 20 -s 7 < stiff81.bin > boot2.out'
+ok boot-deterministic cmp -s <(grep -v '^#PROV' boot.out) <(grep -v '^#PROV' boot2.out)
+t_usage boot-one-trial 'wham-gpu -B 1 < stiff81.bin'
