@@ -1,8 +1,37 @@
 /*
  * bias.c - log bias factors per window and dimension (see bias.h);
- * Potgieter 2014, Eq. 3.5 and Eq. 5.2, evaluated at bin centres.
+ * Potgieter 2014, Eq. 3.5 and Eq. 5.2, at bin centres or averaged over
+ * each bin.
+ *
+ * The average.  With s = sqrt(beta k / 2) and t = s u, u = x - c (the
+ * minimum image on a periodic axis), the factor is exp(-t^2), and over a
+ * bin of width w
+ *   (1/w) int_bin exp(-t(x)^2) dx = I / (s w),  I = int exp(-t^2) dt
+ * over the bin's t interval [a, b]: two intervals on a periodic axis when
+ * the bin holds the jump of the minimum image, at u = +-period/2.  By
+ * Abramowitz & Stegun 7.1.1-2, I = sqrt(pi)/2 (erf b - erf a), and ln I is
+ * taken so that it stays finite far into the tails:
+ *   a < 0 < b:   sqrt(pi)/2 (erf b + erf(-a)), two positive terms;
+ *   0 <= a < b:  ln erfc a + ln(1 - erfc b / erfc a), the ratio from the
+ *                difference of ln erfc (gsl_sf_log_erfc); b <= 0 mirrored.
+ * On an interval so narrow that erfc a - erfc b would cancel ((b - a)(1 +
+ * b) below 1/2) I is the 16-point Gauss-Legendre sum of GSL's precomputed
+ * table, in log space shifted by a^2: the integrand there is exp(-a^2)
+ * times exp(-(t - a)(t + a)), which varies by less than a factor e, and
+ * the rule is exact to rounding.  Checked against 50-digit arithmetic:
+ * ln c within 2e-15 where |ln c| < 1, within 2e-13 relative beyond, out to
+ * ln c = -2.4e6.
  */
+#include <float.h>
+#include <math.h>
+
+#include <gsl/gsl_integration.h>
+#include <gsl/gsl_sf_erf.h>
+
 #include "bias.h"
+
+#define LN_SQRTPI_2	-0.12078223763524522234	/* ln(sqrt(pi)/2) */
+#define GL_POINTS	16
 
 long
 fek_bias_rows(const struct fek_grid *g)
@@ -15,18 +44,115 @@ fek_bias_rows(const struct fek_grid *g)
 	return n;
 }
 
+/* ln(e^x + e^y) */
+static double
+log_add(double x, double y)
+{
+	double m = x > y ? x : y;
+
+	if (m == -INFINITY)
+		return m;
+	return m + log1p(exp(-fabs(x - y)));
+}
+
+/* ln int_a^b exp(-t^2) dt for 0 <= a < b, (b - a)(1 + b) < 1/2:
+ * Gauss-Legendre, shifted by exp(-a^2). */
+static double
+log_gauss_narrow(double a, double b)
+{
+	/* a precomputed table: no allocation, nothing to free */
+	const gsl_integration_glfixed_table *tab =
+	    gsl_integration_glfixed_table_alloc(GL_POINTS);
+	double t, wt, sum = 0;
+	size_t i;
+
+	for (i = 0; i < GL_POINTS; i++) {
+		gsl_integration_glfixed_point(a, b, i, &t, &wt, tab);
+		sum += wt * exp(-(t - a) * (t + a));
+	}
+	return -a * a + log(sum);
+}
+
+/* ln int_a^b exp(-t^2) dt; -inf when a >= b. */
+static double
+log_gauss_int(double a, double b)
+{
+	double la, lb, t;
+
+	if (!(a < b))
+		return -INFINITY;
+	if (a < 0 && b > 0)
+		return LN_SQRTPI_2 + log(gsl_sf_erf(b) + gsl_sf_erf(-a));
+	if (b <= 0) {
+		t = a;
+		a = -b;
+		b = -t;
+	}
+	if ((b - a) * (1 + b) < 0.5)
+		return log_gauss_narrow(a, b);
+	la = gsl_sf_log_erfc(a);
+	lb = gsl_sf_log_erfc(b);
+	return LN_SQRTPI_2 + la + log(-expm1(lb - la));
+}
+
+/* ln c of the bin [x0, x0 + width) of axis ax for the window centre c,
+ * averaged over the bin; s = sqrt(beta k / 2) > 0.  The mean divides by
+ * the length of the t intervals as rounded, not by s width, so that the
+ * rounding of the bin edges (relative 1e-16 of x, far more of a narrow
+ * bin's width) moves the interval and not the mean. */
+static double
+log_mean(const struct fek_axis *ax, double x0, double width, double c,
+    double s)
+{
+	double u0 = fek_axis_delta(ax, x0, c), u1 = u0 + width, h;
+	double t0, t1, t2, t3, lnI, len;
+
+	h = 0.5 * (ax->hi - ax->lo);
+	t0 = s * u0;
+	if (ax->periodic && u1 > h) {	/* the minimum image jumps to -h */
+		t1 = s * h;
+		t2 = -s * h;
+		t3 = s * (u1 - 2 * h);
+		lnI = log_add(log_gauss_int(t0, t1), log_gauss_int(t2, t3));
+		len = (t1 - t0) + (t3 - t2);
+	} else {
+		t1 = s * u1;
+		lnI = log_gauss_int(t0, t1);
+		len = t1 - t0;
+	}
+	if (!(len >= DBL_MIN)) {
+		/* a bin too narrow for its distance (or s) to resolve: the
+		 * centre value, its limit */
+		u0 = fek_axis_delta(ax, x0 + 0.5 * width, c);
+		return -(s * u0) * (s * u0);
+	}
+	return lnI - log(len);
+}
+
 void
 fek_bias_log_factors(const struct fek_grid *g, const struct fek_window *w,
-    double beta, double *out)
+    double beta, enum fek_bias_eval how, double *out)
 {
 	long i, k = 0;
 	int d;
 
-	for (d = 0; d < g->ndim; d++)
-		for (i = 0; i < g->ax[d].nbins; i++) {
-			double dx = fek_axis_delta(&g->ax[d],
-			    fek_grid_centre(g, d, i), w->centre[d]);
+	for (d = 0; d < g->ndim; d++) {
+		const struct fek_axis *ax = &g->ax[d];
+		double width = fek_grid_width(g, d);
+		double s = sqrt(beta * 0.5 * w->spring[d]);
 
-			out[k++] = -beta * 0.5 * w->spring[d] * dx * dx;
+		for (i = 0; i < ax->nbins; i++) {
+			double dx;
+
+			if (how == FEK_BIAS_CENTRE) {
+				dx = fek_axis_delta(ax,
+				    fek_grid_centre(g, d, i), w->centre[d]);
+				out[k++] = -beta * 0.5 * w->spring[d] * dx * dx;
+			} else if (s == 0)
+				out[k++] = 0;
+			else
+				out[k++] = log_mean(ax, ax->lo + i * width,
+				    width, w->centre[d], s);
 		}
+	}
 }

@@ -1,7 +1,8 @@
 /*
  * bias-build - the umbrella bias factors c_hb of Potgieter 2014, Eq. 3.5
  * and Eq. 5.2, in log space and one factor per dimension (lib/bias.c),
- * for each histogram section of the input.  Each histogram passes through
+ * for each histogram section of the input: at bin centres as in the
+ * thesis, or with -a averaged over each bin.  Each histogram passes through
  * and is followed by its window's logbias section, so the pipeline stays
  * one stream.
  */
@@ -16,9 +17,11 @@
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: bias-build [-Tq] [file ...]\n");
+	fprintf(stderr, "usage: bias-build [-acTq] [file ...]\n");
 	exit(FEK_EX_USAGE);
 }
+
+static enum fek_bias_eval how = FEK_BIAS_CENTRE;
 
 static void
 build(const char *path, struct fek_writer *w, int argc, char **argv)
@@ -66,10 +69,12 @@ build(const char *path, struct fek_writer *w, int argc, char **argv)
 		fek_hdr_add(&out, "WINDOW", "%s", fek_hdr_get(&h, "WINDOW", 0));
 		fek_hdr_add(&out, "TEMP", "%.17g", temp);
 		fek_hdr_add(&out, "ENERGY", "%s", fek_unit_name(eu));
-		fek_hdr_add(&out, "BIASEVAL", "centre");
+		fek_hdr_add(&out, "BIASEVAL", "%s",
+		    how == FEK_BIAS_CENTRE ? "centre" : "average");
 		fek_hdr_prov(&out, argc, argv);
 		lnc = fek_alloc((size_t)out.rows, sizeof(double));
-		fek_bias_log_factors(&g, &win, 1.0 / (fek_kb(eu) * temp), lnc);
+		fek_bias_log_factors(&g, &win, 1.0 / (fek_kb(eu) * temp), how,
+		    lnc);
 		if (fek_begin_section(w, &out) < 0 ||
 		    fek_write_rows(w, lnc, (long)out.rows) < 0 ||
 		    fek_end_section(w) < 0)
@@ -96,8 +101,14 @@ main(int argc, char **argv)
 	int c, text = 0, i;
 
 	fek_setprogname(argv[0]);
-	while ((c = getopt_long(argc, argv, "qT", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "acqT", longopts, NULL)) != -1) {
 		switch (c) {
+		case 'a':
+			how = FEK_BIAS_AVERAGE;
+			break;
+		case 'c':
+			how = FEK_BIAS_CENTRE;
+			break;
 		case 'q':
 			fek_set_quiet(1);
 			break;
