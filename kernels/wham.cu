@@ -10,7 +10,9 @@
  * s_h = sum_b C1[h, b1] Q_b K[h, r] one block per window.  Reductions over
  * bins and windows run in one block (a few hundred thousand elements at
  * most).  Bins or windows whose scaled sums underflow are summed exactly in
- * log space by the same kernels, as on the CPU.
+ * log space by the same kernels, as on the CPU; on a window grid their
+ * ln c_hb come from the per-axis tables, so the H x sum_d n_d table of the
+ * input never goes to the device.
  *
  * cuBLAS is not used: loading it costs about 0.3 s per process (measured:
  * libcublasLt is 540 MB), longer than a whole solve here.
@@ -36,6 +38,7 @@ struct dims {
 	long lnc_stride;
 	long H, n1, R;
 	long long B;
+	const long *perm;	/* device: window grid position of h */
 };
 
 /* Scalars kept on the device: read back once per evaluation. */
@@ -69,13 +72,26 @@ cuda_fail(cudaError_t rc, const char *what)
 #define LAUNCHED(what) do { cudaError_t rc_ = cudaGetLastError(); \
 	if (rc_ != cudaSuccess) return cuda_fail(rc_, what); } while (0)
 
+/* ln c_hb: window grid, from the per-axis tables (lnc = ln c_d); others,
+ * from the per-window table. */
 __device__ static double
 lnc_at(const struct dims &dm, const double *lnc, long h, long long b)
 {
 	const double *l = lnc + h * dm.lnc_stride;
 	double s = 0;
+	long flat;
 	int d;
 
+	if (dm.tensor) {
+		flat = dm.perm[h];
+		for (d = dm.D - 1; d >= 0; d--) {
+			s += lnc[dm.goff[d] + (flat % dm.nw[d]) * dm.nb[d] +
+			    (long)(b % dm.nb[d])];
+			flat /= dm.nw[d];
+			b /= dm.nb[d];
+		}
+		return s;
+	}
 	for (d = dm.D - 1; d >= 0; d--) {
 		s += l[dm.lnc_off[d] + (long)(b % dm.nb[d])];
 		b /= dm.nb[d];
@@ -479,13 +495,13 @@ setup(struct gpu *g)
 	    up((void **)&g->lnB, NULL, B * 8) < 0 ||
 	    up((void **)&g->cnt, NULL, B * 8) < 0 ||
 	    up((void **)&g->lnp, NULL, B * 8) < 0 ||
-	    up((void **)&g->lnc, p->lnc, H * p->lnc_stride * 8) < 0 ||
 	    up((void **)&g->sc, NULL, sizeof(struct scal)) < 0)
 		return -1;
 	if (f->tensor) {
 		for (d = 0; d < f->D; d++)
 			gsize += f->nw[d] * f->nb[d];
 		if (up((void **)&g->G, f->G, gsize * 8) < 0 ||
+		    up((void **)&g->lnc, f->lg, gsize * 8) < 0 ||
 		    up((void **)&g->perm, f->perm, H * sizeof(long)) < 0 ||
 		    up((void **)&g->T0, NULL, f->tmax * 8) < 0 ||
 		    up((void **)&g->T1, NULL, f->tmax * 8) < 0)
@@ -500,6 +516,7 @@ setup(struct gpu *g)
 		rc = up((void **)&g->perm, ident, H * sizeof(long));
 		free(ident);
 		if (rc < 0 ||
+		    up((void **)&g->lnc, p->lnc, H * p->lnc_stride * 8) < 0 ||
 		    up((void **)&g->C1, f->C1, H * f->n1 * 8) < 0 ||
 		    up((void **)&g->K, f->K, H * f->R * 8) < 0 ||
 		    up((void **)&g->den, NULL, B * 8) < 0 ||
@@ -535,6 +552,7 @@ wham_gpu_backend(const struct wham_problem *p, const struct wham_factors *f,
 		gpu_free(g);
 		return -1;
 	}
+	g->dm.perm = g->perm;
 	be->ctx = g;
 	be->eval = gpu_eval;
 	be->lnp = gpu_lnp;

@@ -40,6 +40,7 @@ struct wham_factors {
 	long goff[FEK_MAXDIM];
 	long *perm;
 	double *G;
+	double *lg;		/* ln c_d, the same layout as G (exact sums) */
 	long long tmax;		/* largest intermediate tensor */
 	/* general: C1 (H x n1), K (H x R), R = B / n1 */
 	long n1, R;

@@ -116,6 +116,7 @@ init_tensor(const struct wham_problem *p, struct wham_factors *f, long **rep)
 		off += f->nw[d] * f->nb[d];
 	}
 	f->G = fek_alloc(off, sizeof(double));
+	f->lg = fek_alloc(off, sizeof(double));
 	for (d = 0; d < f->D; d++)
 		for (jj = 0; jj < f->nw[d]; jj++) {
 			const double *l = lnc_row(p, rep[d][jj], d);
@@ -125,8 +126,10 @@ init_tensor(const struct wham_problem *p, struct wham_factors *f, long **rep)
 			for (i = 0; i < f->nb[d]; i++)
 				if (l[i] > m)
 					m = l[i];
-			for (i = 0; i < f->nb[d]; i++)
+			for (i = 0; i < f->nb[d]; i++) {
 				g[i] = exp(l[i] - m);
+				f->lg[f->goff[d] + jj * f->nb[d] + i] = l[i];
+			}
 		}
 	/* intermediates of the mode products: axes 0..d-1 done, the rest
 	 * not, windows to bins (Eq. 3.1) and bins to windows (Eq. 3.2) */
@@ -238,6 +241,7 @@ wham_factors_free(struct wham_factors *f)
 {
 	free(f->perm);
 	free(f->G);
+	free(f->lg);
 	free(f->C1);
 	free(f->K);
 	free(f->M);
