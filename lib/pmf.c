@@ -1,6 +1,6 @@
 /*
  * pmf.c - PMF from probabilities and marginals (Potgieter 2014, Eq. 2.4,
- * section 5.2.5).
+ * section 5.2.5), and its bootstrap standard deviation.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -66,4 +66,14 @@ fek_pmf_from_lnp(long long nbins, const double *lnp, double kT,
 	for (b = 0; b < nbins; b++)
 		F[b] = lnp[b] == -HUGE_VAL ? HUGE_VAL : kT * (ref - lnp[b]);
 	return 0;
+}
+
+void
+fek_pmf_sd_from_sdlnp(long long nbins, const double *lnp, const double *sd_lnp,
+    double kT, double *sd_F)
+{
+	long long b;
+
+	for (b = 0; b < nbins; b++)
+		sd_F[b] = lnp[b] == -HUGE_VAL ? HUGE_VAL : kT * sd_lnp[b];
 }

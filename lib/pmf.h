@@ -1,8 +1,8 @@
 /*
  * pmf.h - potentials of mean force from WHAM probabilities (Potgieter 2014,
- * Eq. 2.4: W = -kT ln p), marginal projections, and their comparison with
- * an analytic reference (section 5.1.2, made precise: RMSD after the
- * optimal constant shift).
+ * Eq. 2.4: W = -kT ln p), their bootstrap standard deviations, marginal
+ * projections, and their comparison with an analytic reference (section
+ * 5.1.2, made precise: RMSD after the optimal constant shift).
  */
 #ifndef FEK_PMF_H
 #define FEK_PMF_H
@@ -19,6 +19,14 @@ void	fek_lnp_marginal(const struct fek_grid *g, const double *lnp,
  * every bin is empty or the chosen bin is. */
 int	fek_pmf_from_lnp(long long nbins, const double *lnp, double kT,
 	    long long zero_bin, double *F);
+/* The standard deviation of F_b = -kT ln p_b from that of ln p_b (the
+ * sd_lnp column of wham-gpu -B): sd_F_b = kT sd_lnp_b, with kT in the
+ * output unit as for fek_pmf_from_lnp; +inf where ln p_b = -inf (no data)
+ * or sd_lnp_b = +inf.  sd_lnp_b must be >= 0.  The spread of the constant
+ * that puts the zero of F is not included: sd_F is that of -kT ln p_b with
+ * p normalised. */
+void	fek_pmf_sd_from_sdlnp(long long nbins, const double *lnp,
+	    const double *sd_lnp, double kT, double *sd_F);
 
 struct fek_rmsd {
 	long n;			/* bins compared */

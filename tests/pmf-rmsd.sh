@@ -1,6 +1,7 @@
 # tests/pmf-rmsd.sh: pmf (W = -kT ln p in kcal/mol, kJ/mol, kT; zero at
-# the minimum or -z; marginals) and rmsd (RMSD after the optimal constant
-# shift, cutoff, --fail-above) on hand-written sections with exact answers.
+# the minimum or -z; marginals; the bootstrap's sd_F = kT sd_lnp) and rmsd
+# (RMSD after the optimal constant shift, cutoff, --fail-above) on
+# hand-written sections with exact answers, and on wham-gpu -B output.
 . "$(dirname "$0")/lib.sh"
 
 KB=0.0019872042586408316	# kcal/mol/K
@@ -118,6 +119,92 @@ awk '/^#END/ { print; next } !/^#/ { print "-inf"; next } { print }' p1.txt > p1
 t pmf-all-empty 1 'pmf < p1-empty.txt'
 t_usage pmf-bad-unit 'pmf -u eV < p1.txt'
 t_usage pmf-two-files 'pmf p1.txt p1.txt'
+
+# ---- pmf: bootstrap standard deviations (sd_lnp -> sd_F = kT sd_lnp) ----------------
+# by hand: p1 with sd_lnp 0.1 0.2 inf 0.05; the empty bin gets sd_F inf
+awk '/^#COL lnp/ { print; print "#COL sd_lnp f64 1"; next }
+/^#END/ { print "#BOOTSTRAP 7"; print; next }
+/^#/ { print; next } { split("0.1 0.2 inf 0.05", s, " "); print $1, s[++n] }' p1.txt > p1sd.txt
+t pmf-sd-hand 0 'pmf < p1sd.txt > f-sd.out'
+data f-sd.out > f-sd.data
+awk '{ print $1, $2 }' f-kcal.data > f-sd-F.want
+awk '{ print $1, $2 }' f-sd.data > f-sd-F.got
+numcmp_files pmf-sd-hand-F-unchanged f-sd-F.want f-sd-F.got 0 0
+awk -v kt="$(awk -v kb=$KB 'BEGIN { printf "%.17g", kb * 300 }')" 'BEGIN {
+	split("0.1 0.2 inf 0.05", s, " ")
+	for (i = 1; i <= 4; i++) if (s[i] == "inf") print "inf"; else printf "%.17g\n", kt * s[i]
+}' > f-sd.want
+awk '{ print $3 }' f-sd.data > f-sd.got
+numcmp_files pmf-sd-hand-values f-sd.want f-sd.got 1e-12 1e-15
+ok pmf-sd-hand-header sh -c "grep -A1 -x '#COL F f64 kcal/mol' f-sd.out | grep -qx '#COL sd_F f64 kcal/mol' && grep -qx '#BOOTSTRAP 7' f-sd.out"
+# the columns are found by name, in either order
+awk '/^#COL lnp/ { l = $0; next } /^#COL sd_lnp/ { print; print l; next }
+/^#/ { print; next } { print $2, $1 }' p1sd.txt > p1sd-swap.txt
+t pmf-sd-swapped 0 'pmf < p1sd-swap.txt > f-sd-swap.out'
+same_file pmf-sd-swapped-same f-sd.out f-sd-swap.out
+ok pmf-no-sd-no-column sh -c "! grep -q 'sd_F' f-kcal.out && ! grep -q BOOTSTRAP f-kcal.out"
+
+# from wham-gpu -B: every row's sd_F is kT sd_lnp, in each unit
+sample-gen -p '0*x' -r -180:180:p -g 12 -k 0.005 -n 500 | histogram -b 36 |
+    bias-build > boot1.fek
+t pmf-sd-wham 0 'wham-gpu -T -B 5 < boot1.fek > boot1.prob'
+# sdrows KT PMF: the pmf's sd_F against boot1.prob's sd_lnp, row by row
+sdrows() {
+	paste <(awk '/^#FEK/ { s++ } s == 1 && !/^#/ && NF' boot1.prob) <(data "$2") | awk -v kt="$1" '{
+		n++; w = kt * $2; d = $5 - w; if (d < 0) d = -d
+		if (NF != 5 || !(w > 0) || d > 1e-12 * w) {
+			print "row " n ": sd_F " $5 ", want " w > "/dev/stderr"; bad = 1; exit 1 } }
+	    END { if (!bad && n != 36) { print n " rows, want 36" > "/dev/stderr"; exit 1 } }'
+}
+t pmf-sd-kcal 0 'pmf < boot1.prob > boot1-kcal.out'
+ok pmf-sd-kcal-values sdrows "$(awk -v kb=$KB 'BEGIN { printf "%.17g", kb * 300 }')" boot1-kcal.out
+ok pmf-sd-kcal-header sh -c "grep -qx '#COL sd_F f64 kcal/mol' boot1-kcal.out && grep -qx '#BOOTSTRAP 5' boot1-kcal.out"
+t pmf-sd-kJ 0 'pmf -u kJ < boot1.prob > boot1-kj.out'
+ok pmf-sd-kJ-values sdrows "$(awk -v kb=$KBJ 'BEGIN { printf "%.17g", kb * 300 }')" boot1-kj.out
+ok pmf-sd-kJ-header grep -qx '#COL sd_F f64 kJ/mol' boot1-kj.out
+t pmf-sd-kT 0 'pmf -u kT < boot1.prob > boot1-kt.out'
+ok pmf-sd-kT-values sdrows 1 boot1-kt.out
+ok pmf-sd-kT-header grep -qx '#COL sd_F f64 kT' boot1-kt.out
+# -z moves F, not sd_F
+t pmf-sd-z 0 'pmf -z 0 < boot1.prob > boot1-z.out'
+ok pmf-sd-z-same-sd cmp -s <(grep -v '^#' boot1-kcal.out | awk '{ print $3 }') <(grep -v '^#' boot1-z.out | awk '{ print $3 }')
+# -m keeping every axis is no projection: sd_F stays
+t pmf-sd-m-all 0 'pmf -m x < boot1.prob > boot1-m.out'
+ok pmf-sd-m-all-same cmp -s <(grep -v '^#' boot1-kcal.out) <(grep -v '^#' boot1-m.out)
+ok pmf-sd-m-all-silent test ! -s pmf-sd-m-all.err
+# rmsd finds F by name beside sd_F; binary too
+t pmf-sd-binary 0 'pmf -B < boot1.prob > boot1.bin'
+t pmf-sd-rmsd 0 'rmsd -f boot1-kcal.out boot1.bin > boot1-rmsd.out'
+near pmf-sd-rmsd-0 "$(val RMSD boot1-rmsd.out)" 0 0
+
+# a marginal: sd_F left out with one warning line (none with -q)
+sample-gen -p '0*x' -r -180:180:p -r -180:180:p -g 4 -k 0.001 -n 300 |
+    histogram -b 12 -b 10 | bias-build > boot2.fek
+t pmf-sd-wham-2d 0 'wham-gpu -T -B 3 < boot2.fek > boot2.prob'
+t pmf-sd-2d 0 'pmf < boot2.prob > boot2.out'
+ok pmf-sd-2d-four-columns awk '!/^#/ && NF && NF != 4 { exit 1 }' boot2.out
+t pmf-sd-marginal 0 'pmf -m y < boot2.prob > boot2-y.out'
+ok pmf-sd-marginal-no-column sh -c "! grep -q 'sd_F\|BOOTSTRAP' boot2-y.out && awk '!/^#/ && NF && NF != 2 { exit 1 }' boot2-y.out"
+ok pmf-sd-marginal-warns sh -c "test \"\$(wc -l < pmf-sd-marginal.err)\" = 1 && grep -q '^pmf: .*sd_F left out' pmf-sd-marginal.err"
+t pmf-sd-marginal-q 0 'pmf -q -m y < boot2.prob > boot2-yq.out'
+ok pmf-sd-marginal-q-silent test ! -s pmf-sd-marginal-q.err
+ok pmf-sd-marginal-q-same cmp -s <(data boot2-y.out) <(data boot2-yq.out)
+# the marginal's F is that of the one-column section
+awk '/^#COL sd_lnp/ { next } /^#/ { print; next } NF { print $1 }' boot2.prob > boot2-1col.prob
+t pmf-sd-marginal-1col 0 'pmf -m y < boot2-1col.prob > boot2-y1.out'
+ok pmf-sd-marginal-F-same cmp -s <(grep -v '^#' boot2-y.out) <(grep -v '^#' boot2-y1.out)
+
+# errors: other columns, a negative or NaN sd_lnp
+sed 's/^#COL sd_lnp /#COL sd /' p1sd.txt > p1sd-name.txt
+t pmf-sd-bad-name 65 'pmf < p1sd-name.txt'
+ok pmf-sd-bad-name-msg grep -q 'expected lnp and sd_lnp' pmf-sd-bad-name.err
+awk '/^#COL sd_lnp/ { print; print "#COL w f64 1"; next } /^#/ { print; next } { print $0, 1 }' p1sd.txt > p1sd-3.txt
+t pmf-sd-three-columns 65 'pmf < p1sd-3.txt'
+awk '/^#/ { print; next } { if (++n == 2) $2 = -0.2; print }' p1sd.txt > p1sd-neg.txt
+t pmf-sd-negative 65 'pmf < p1sd-neg.txt'
+ok pmf-sd-negative-msg grep -q 'row 2: sd_lnp = -0.2' pmf-sd-negative.err
+awk '/^#/ { print; next } { if (++n == 3) $2 = "nan"; print }' p1sd.txt > p1sd-nan.txt
+t pmf-sd-nan 65 'pmf < p1sd-nan.txt'
 
 # ---- rmsd ----------------------------------------------------------------------------------
 # pmfsec UNIT EXPR: a 1-D pmf text section on [-180,180), 360 points, F

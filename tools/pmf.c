@@ -2,8 +2,11 @@
  * pmf - the potential of mean force W = -kT ln p (Potgieter 2014, Eq. 2.4,
  * section 5.2.5) from a wham-gpu prob section, in kcal/mol, kJ/mol or kT,
  * zero at its minimum or at a chosen point, optionally projected onto
- * fewer axes.  Writes the text twin (gnuplot reads it as is: a blank line
- * between rows of a 2-D surface) unless -B asks for binary.
+ * fewer axes.  When the prob section carries wham-gpu -B's bootstrap
+ * column sd_lnp, F gets its standard deviation sd_F = kT sd_lnp beside it
+ * (left out, with a warning, for a marginal, which it does not determine).
+ * Writes the text twin (gnuplot reads it as is: a blank line between rows
+ * of a 2-D surface) unless -B asks for binary.
  */
 #include <getopt.h>
 #include <math.h>
@@ -68,10 +71,12 @@ main(int argc, char **argv)
 	struct fek_writer w;
 	enum fek_unit unit = FEK_KCAL, eu;
 	const char *axes = NULL, *zero = NULL, *path = "-", *v;
-	double temp, *lnp, *marg, *F, *row, kT, z[FEK_MAXDIM];
+	double temp, *rows, *lnp, *sd = NULL, *marg, *F, *sdF = NULL, *row, kT;
+	double z[FEK_MAXDIM];
 	long long nb, b, zb = -1;
 	long idx[FEK_MAXDIM];
 	int c, nerr = 0, binary = 0, keep[FEK_MAXDIM], nkeep, d, k, rc;
+	int clnp = 0, csd = -1, ncol;
 
 	fek_setprogname(argv[0]);
 	while ((c = getopt_long(argc, argv, "Bm:qTu:z:", longopts, NULL)) != -1) {
@@ -121,23 +126,55 @@ main(int argc, char **argv)
 	if (fek_grid_read(&r, &h, &g, 1) < 0 || fek_temp_read(&r, &h, &temp) < 0
 	    || fek_energy_read(&r, &h, &eu) < 0)
 		fek_die();
-	if (h.ncols != 1)
+	/* ln p, and optionally its bootstrap standard deviation sd_lnp */
+	if (h.ncols == 2) {
+		csd = fek_hdr_col(&h, "sd_lnp");
+		clnp = fek_hdr_col(&h, "lnp");
+		if (csd < 0 || clnp < 0)
+			fek_errx(FEK_EX_DATA, "%s: section %ld: prob has "
+			    "columns %s and %s, expected lnp and sd_lnp",
+			    r.name, r.section, h.cols[0].name,
+			    h.cols[1].name);
+	} else if (h.ncols != 1)
 		fek_errx(FEK_EX_DATA, "%s: section %ld: prob has %d columns, "
-		    "expected 1 (lnp)", r.name, r.section, h.ncols);
-	if ((nb = fek_read_all(&r, &h, &lnp)) < 0)
+		    "expected 1 (lnp) or 2 (lnp, sd_lnp)", r.name, r.section,
+		    h.ncols);
+	ncol = h.ncols;
+	if ((nb = fek_read_all(&r, &h, &rows)) < 0)
 		fek_die();
 	if (nb != g.nbins)
 		fek_errx(FEK_EX_DATA, "%s: section %ld: %lld rows for %lld "
 		    "bins", r.name, r.section, nb, g.nbins);
-	for (b = 0; b < nb; b++)
+	lnp = fek_alloc((size_t)nb, sizeof(double));
+	if (csd >= 0)
+		sd = fek_alloc((size_t)nb, sizeof(double));
+	for (b = 0; b < nb; b++) {
+		lnp[b] = rows[b * ncol + clnp];
 		if (lnp[b] > 0 && isinf(lnp[b]))
 			fek_errx(FEK_EX_DATA, "%s: section %ld: row %lld: lnp "
 			    "= +inf", r.name, r.section, b + 1);
+		if (sd == NULL)
+			continue;
+		sd[b] = rows[b * ncol + csd];
+		if (!(sd[b] >= 0))
+			fek_errx(FEK_EX_DATA, "%s: section %ld: row %lld: "
+			    "sd_lnp = %g, expected >= 0", r.name, r.section,
+			    b + 1, sd[b]);
+	}
+	free(rows);
 	nkeep = g.ndim;
 	for (d = 0; d < g.ndim; d++)
 		keep[d] = d;
 	if (axes && parse_axes(axes, &g, keep, &nkeep) < 0)
 		fek_errx(FEK_EX_USAGE, "%s", fek_errmsg());
+	if (sd && nkeep < g.ndim) {
+		/* the spread of ln sum_b p_b needs the trials' covariances,
+		 * which the prob section does not hold */
+		fek_warnx("%s: -m: a marginal's standard deviation does not "
+		    "follow from sd_lnp; sd_F left out", r.name);
+		free(sd);
+		sd = NULL;
+	}
 	og = g;
 	og.ndim = nkeep;
 	og.nbins = 1;
@@ -167,11 +204,17 @@ main(int argc, char **argv)
 	F = fek_alloc((size_t)og.nbins, sizeof(double));
 	if (fek_pmf_from_lnp(og.nbins, marg, kT, zb, F) < 0)
 		fek_die();
+	if (sd) {	/* every axis kept: marg is lnp, bin for bin */
+		sdF = fek_alloc((size_t)og.nbins, sizeof(double));
+		fek_pmf_sd_from_sdlnp(og.nbins, marg, sd, kT, sdF);
+	}
 	fek_hdr_init(&out, "pmf");
 	out.rows = og.nbins;
 	for (k = 0; k < og.ndim; k++)
 		fek_hdr_addcol(&out, og.ax[k].name, FEK_F64, og.ax[k].unit);
 	fek_hdr_addcol(&out, "F", FEK_F64, fek_unit_name(unit));
+	if (sdF)
+		fek_hdr_addcol(&out, "sd_F", FEK_F64, fek_unit_name(unit));
 	fek_grid_write(&out, &og);
 	fek_hdr_add(&out, "TEMP", "%.17g", temp);
 	if ((v = fek_hdr_get(&h, "PMF", 0)) != NULL)
@@ -179,11 +222,13 @@ main(int argc, char **argv)
 	for (k = 0; (v = fek_hdr_get(&h, "PROV", k)) != NULL; k++)
 		fek_hdr_add(&out, "PROV", "%s", v);
 	fek_hdr_add(&out, "ZERO", "%s", zero ? zero : "minimum");
+	if (sdF && (v = fek_hdr_get(&h, "BOOTSTRAP", 0)) != NULL)
+		fek_hdr_add(&out, "BOOTSTRAP", "%s", v);
 	fek_hdr_prov(&out, argc, argv);
 	fek_writer_init(&w, stdout, !binary);
 	if (fek_begin_section(&w, &out) < 0)
 		fek_die();
-	row = fek_alloc(og.ndim + 1, sizeof(double));
+	row = fek_alloc(og.ndim + 2, sizeof(double));
 	for (b = 0; b < og.nbins; b++) {
 		fek_grid_unflatten(&og, b, idx);
 		if (og.ndim > 1 && b > 0 && idx[og.ndim - 1] == 0)
@@ -191,6 +236,8 @@ main(int argc, char **argv)
 		for (k = 0; k < og.ndim; k++)
 			row[k] = fek_grid_centre(&og, k, idx[k]);
 		row[og.ndim] = F[b];
+		if (sdF)
+			row[og.ndim + 1] = sdF[b];
 		if (fek_write_rows(&w, row, 1) < 0)
 			fek_die();
 	}
@@ -204,6 +251,8 @@ main(int argc, char **argv)
 	free(lnp);
 	free(marg);
 	free(F);
+	free(sd);
+	free(sdF);
 	free(row);
 	return 0;
 }
