@@ -529,7 +529,8 @@ wham_bootstrap(const struct wham_problem *p, const struct wham_options *o,
 
 	q.counts = fek_alloc((size_t)B, sizeof(double));
 	q.n = fek_alloc(p->nwin, sizeof(double));
-	q.hist_count = NULL;
+	q.hist_count = fek_alloc((size_t)p->hist_start[p->nwin],
+	    sizeof(double));
 	for (h = 0; h < p->nwin; h++)
 		if (p->hist_start[h + 1] - p->hist_start[h] > maxk)
 			maxk = (long)(p->hist_start[h + 1] - p->hist_start[h]);
@@ -541,6 +542,7 @@ wham_bootstrap(const struct wham_problem *p, const struct wham_options *o,
 	if (solver_open(&s, &q, o) < 0) {
 		free(q.counts);
 		free(q.n);
+		free(q.hist_count);
 		free(prob);
 		free(draw);
 		return -1;
@@ -568,11 +570,21 @@ wham_bootstrap(const struct wham_problem *p, const struct wham_options *o,
 				prob[k] = p->hist_count[k0 + k];
 			gsl_ran_multinomial(rng, (size_t)nk,
 			    (unsigned int)neff, prob, draw);
-			for (k = 0; k < nk; k++)
+			for (k = 0; k < nk; k++) {
 				q.counts[p->hist_bin[k0 + k]] += draw[k];
+				q.hist_count[k0 + k] = draw[k];
+			}
 			q.n[h] = neff;
 		}
 		gsl_rng_free(rng);
+		if (wham_check_overlap(&q) < 0) {
+			fek_seterr(FEK_EX_NUMERIC, "bootstrap trial %ld: the "
+			    "redrawn windows no longer overlap (too few "
+			    "samples per window, or too large a statistical "
+			    "inefficiency)", t + 1);
+			rc = -1;
+			break;
+		}
 		wham_factors_counts(&q, &s.f);
 		for (h = 0; h < s.H; h++)
 			s.w[h] = q.n[h] / s.f.ntot;
@@ -612,7 +624,7 @@ wham_bootstrap(const struct wham_problem *p, const struct wham_options *o,
 			double m, v;
 
 			if (nfin[b] < 2) {
-				res->sd_lnp[b] = nfin[b] ? HUGE_VAL : NAN;
+				res->sd_lnp[b] = HUGE_VAL;	/* unknown */
 				continue;
 			}
 			m = sum[b] / nfin[b];
@@ -631,6 +643,7 @@ wham_bootstrap(const struct wham_problem *p, const struct wham_options *o,
 	solver_close(&s);
 	free(q.counts);
 	free(q.n);
+	free(q.hist_count);
 	free(prob);
 	free(draw);
 	free(sum);

@@ -304,3 +304,13 @@ ratio=$(paste rep*.lnp rep-boot.sd | awk '{ n = NF - 1; m = 0
 	for (i = 1; i <= n; i++) v += ($i - m) ^ 2
 	sr += v / (n - 1); sb += $NF ^ 2 } END { printf "%.4f", sqrt(sb / sr) }')
 near boot-sd-vs-repeats "$ratio" 1 0.2
+
+# A bin without data gets sd_lnp = +inf, which pmf carries; a trial that
+# loses overlap (2 draws a window) stops the run.
+{ hsec 1 '0 5,1 9,2 3'; hsec 2 '1 4,2 8,3 3'; } > boot-empty.txt
+t boot-empty-bin 0 'bias-build -c < boot-empty.txt | wham-gpu -T -B 4 > boot-empty.out'
+ok boot-empty-bin-inf sh -c "awk '/^#FEK/ { n++ } n == 1 && !/^#/' boot-empty.out | grep -q '^-inf inf$'"
+t boot-empty-pmf 0 'pmf < boot-empty.out > /dev/null'
+sed "s/^#TEMP 300$/#TEMP 300\\n#INEFFICIENCY 17/" boot-empty.txt > boot-ineff.txt
+t boot-lost-overlap 1 'bias-build -c < boot-ineff.txt | wham-gpu -B 10'
+ok boot-lost-overlap-msg grep -q 'no longer overlap' boot-lost-overlap.err
