@@ -180,3 +180,14 @@ t_usage err-b-zero 'histogram -b 0 < open.txt'
 t_usage err-b-reversed 'histogram -b 5:1:4 < open.txt'
 t_usage err-b-bad-p 'histogram -b 0:1:4:q < open.txt'
 t_usage err-m-and-operand 'histogram -m meta1.txt -b 0:10:5 open.txt'
+
+# ---- devices ---------------------------------------------------------------------
+# -d cpu is the reference path; the time series of -m are binned on the CPU
+# only, so -d gpu -m exits 69 with or without a GPU.
+t device-cpu 0 'histogram -d cpu -b 36 -T < per.txt > per-cpu.out'
+grep -v '^#PROV' per-cpu.out > per-cpu.np
+grep -v '^#PROV' per.out > per.np
+same_file device-cpu-same per-cpu.np per.np
+t device-gpu-meta 69 'histogram -d gpu -m meta1.txt -b 0:10:5'
+t_usage device-bad 'histogram -d fpga -b 5 < open.txt'
+t device-env-bad 64 'FEK_DEVICE=fpga histogram -b 5 < open.txt'

@@ -265,3 +265,56 @@ ok wfile-missing-msg grep -q 'no-such-windows.txt' wfile-missing.err
 # (exp(-W/kT) not integrable), is refused, never sampled.
 t pmf-not-finite 64 "sample-gen -p 'log(x-0.00001)' -r 0:1 -g 2 -k 1 -n 1000"
 t pmf-unbounded-below 1 "sample-gen -p '1/(x-0.3333)' -r 0:1 -g 2 -k 1 -n 1000"
+
+# ---- fused binning (-b): the stream histogram(1) makes of the samples ------
+# Same seed, same samples: the fused output must equal the pipe's, byte for
+# byte in the text twin, once the PROV lines (which name the commands) are
+# set aside.
+noprov() { grep -v '^#PROV' "$@"; }
+t fused-1d-run 0 "sample-gen -p '$P' -r -180:180:p -g 5 -k 0.002 -n 3000 -s 3 -b 36 -T > f1.txt"
+t_pipe fused-1d-pipe 0 "sample-gen -p '$P' -r -180:180:p -g 5 -k 0.002 -n 3000 -s 3 | histogram -b 36 -T > p1.txt"
+noprov f1.txt > f1.np; noprov p1.txt > p1.np
+same_file fused-1d-equals-pipe f1.np p1.np
+ok fused-1d-sections test "$(grep -c '^#KIND histogram$' f1.txt)" -eq 5
+ok fused-1d-prov-names-b grep -q '^#PROV sample-gen .* -b 36' f1.txt
+# 2-D, one axis re-ranged open (samples dropped, with a warning per window),
+# the other periodic; binary output through bias-build's reader
+printf '%s\n' '0 0.5 2 40' '1 0.5 3 30' > wf2.txt
+t fused-2d-run 0 "sample-gen -p '(x^2-1)^2+cos(y*pi)' -r -2:2 -r -1:1:p -w wf2.txt -n 4000 -s 9 -b -1.5:1.5:12 -b 10 -T > f2.txt"
+t_pipe fused-2d-pipe 0 "sample-gen -p '(x^2-1)^2+cos(y*pi)' -r -2:2 -r -1:1:p -w wf2.txt -n 4000 -s 9 | histogram -b -1.5:1.5:12 -b 10 -T > p2.txt"
+noprov f2.txt > f2.np; noprov p2.txt > p2.np
+same_file fused-2d-equals-pipe f2.np p2.np
+ok fused-2d-warns-dropped grep -q '^sample-gen: window 1: [0-9]* of 4000 samples outside the histogram range, dropped$' fused-2d-run.err
+ok fused-2d-grid sh -c "grep -qx '#AXIS x -1.5 1.5 open 1' f2.txt && grep -qx '#AXIS y -1 1 periodic 1' f2.txt && grep -qx '#BINS 12 10' f2.txt"
+t fused-binary-same 0 "sample-gen -p '$P' -r -180:180:p -g 5 -k 0.002 -n 3000 -s 3 -b 36 | bias-build -T > fb.txt"
+t_pipe fused-binary-pipe 0 "sample-gen -p '$P' -r -180:180:p -g 5 -k 0.002 -n 3000 -s 3 | histogram -b 36 | bias-build -T > pb.txt"
+noprov fb.txt > fb.np; noprov pb.txt > pb.np
+same_file fused-binary-equals-pipe fb.np pb.np
+# with -j, and with correlated samples (-c), still the pipe's stream
+t fused-j-run 0 "sample-gen -p '$P' -r -180:180:p -g 5 -k 0.002 -n 3000 -s 3 -b 36 -j 2:3 -T > fj.txt"
+noprov fj.txt > fj.np
+awk '/^#FEK/ { s++ } s == 2 || s == 3' f1.np > f1-23.np
+same_file fused-j-equals-sections fj.np f1-23.np
+t fused-corr-run 0 "sample-gen -p 'x^2' -r -2:2 -g 3 -k 10 -c 5 -n 2000 -s 4 -b 20 -T > fc.txt"
+t_pipe fused-corr-pipe 0 "sample-gen -p 'x^2' -r -2:2 -g 3 -k 10 -c 5 -n 2000 -s 4 | histogram -b 20 -T > pc.txt"
+noprov fc.txt > fc.np; noprov pc.txt > pc.np
+same_file fused-corr-equals-pipe fc.np pc.np
+ok fused-corr-carries-corrtime grep -qx '#CORRTIME 5' fc.txt
+# errors: the -b count, bad ranges, a grid that misses every sample
+t_usage opt-b-count "sample-gen -p '0*x' -r -1:1 -g 3 -k 1 -b 4 -b 4"
+t_usage opt-b-one-range-2d "sample-gen -p '0*x+0*y' -r -1:1 -r -1:1 -g 3 -k 1 -b -1:1:4"
+t_usage opt-b-zero "sample-gen -p '0*x' -r -1:1 -g 3 -k 1 -b 0"
+t_usage opt-b-reversed "sample-gen -p '0*x' -r -1:1 -g 3 -k 1 -b 1:-1:4"
+t_usage opt-b-not-p "sample-gen -p '0*x' -r -1:1 -g 3 -k 1 -b -1:1:4:q"
+t_usage opt-b-too-many-bins "sample-gen -p '0*x+0*y+0*z' -r -1:1 -r -1:1 -r -1:1 -g 2 -k 1 -b 2000"
+t fused-all-outside 65 "sample-gen -p '0*x' -r -1:1 -g 3 -k 1 -n 100 -b 5:6:4"
+ok fused-all-outside-msg grep -q 'window 1: no sample inside the histogram range (100 outside)' fused-all-outside.err
+
+# ---- devices: -c has no GPU path (69 with or without a GPU) ------------------
+t device-gpu-corr 69 "sample-gen -d gpu -p 'x^2' -r -2:2 -g 3 -k 10 -c 5 -n 100"
+t_usage device-bad "sample-gen -d tpu -p 'x^2' -r -2:2 -g 3 -k 10"
+t device-cpu-same 0 "sample-gen -d cpu -p '$P' -r -180:180:p -g 5 -k 0.002 -n 300 -s 4 -T > dcpu.txt"
+run -s 4 -T | noprov > dref.np
+noprov dcpu.txt > dcpu.np
+same_file device-cpu-is-reference dcpu.np dref.np
+t device-auto-corr 0 "FEK_DEVICE=auto sample-gen -p 'x^2' -r -2:2 -g 3 -k 10 -c 5 -n 100 > /dev/null"

@@ -2,7 +2,9 @@
  * histogram - per-window n-dimensional histograms of umbrella samples
  * (Potgieter 2014, section 5.2.1, Eqs. 3.3-3.4), from fek sample streams
  * or from Grossfield's metadata and time-series files (-m).  Output: one
- * sparse histogram section per window (bin, count).
+ * sparse histogram section per window (bin, count).  With -d gpu the
+ * sample sections are binned on the device (kernels/hist.cu), a batch of
+ * sections at a time; the output is the same.
  */
 #include <getopt.h>
 #include <math.h>
@@ -12,6 +14,7 @@
 #include "fek.h"
 #include "hist.h"
 #include "stream.h"
+#include "../kernels/hist.cuh"
 
 #define MAXB FEK_MAXDIM
 
@@ -25,9 +28,10 @@ struct binspec {
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: histogram [-Tqv] [-E kcal|kJ] [-m metadata] "
-	    "[-t temperature] [-u unit]\n"
-	    "                 -b bins|lo:hi:bins[:p] ... [file ...]\n");
+	fprintf(stderr, "usage: histogram [-Tqv] [-d cpu|gpu|auto] [-E kcal|kJ] "
+	    "[-m metadata]\n"
+	    "                 [-t temperature] [-u unit] "
+	    "-b bins|lo:hi:bins[:p] ... [file ...]\n");
 	exit(FEK_EX_USAGE);
 }
 
@@ -106,30 +110,43 @@ make_grid(struct fek_reader *r, const struct fek_header *h,
 	return 0;
 }
 
+/* One histogram section: the keys of the samples section in, the grid,
+ * NSAMPLES, DROPPED and our PROV; rows are nnz (bin, count) pairs. */
 static void
-write_hist(struct fek_writer *w, const struct fek_header *in,
-    const struct fek_hist *hist, const char *where, int argc, char **argv)
+write_rows(struct fek_writer *w, const struct fek_header *in,
+    const struct fek_grid *g, const double *rows, long long nnz,
+    double total, double dropped, const char *where, int argc, char **argv)
 {
 	struct fek_header h;
-	long long b, k = 0, nnz = fek_hist_nonzero(hist);
-	double *rows;
 
-	if (hist->total == 0)
+	if (total == 0)
 		fek_errx(FEK_EX_DATA, "%s: no sample inside the histogram "
-		    "range (%.0f outside)", where, hist->dropped);
-	if (hist->dropped > 0)
+		    "range (%.0f outside)", where, dropped);
+	if (dropped > 0)
 		fek_warnx("%s: %.0f of %.0f samples outside the histogram "
-		    "range, dropped", where, hist->dropped,
-		    hist->dropped + hist->total);
+		    "range, dropped", where, dropped, dropped + total);
 	fek_hdr_init(&h, "histogram");
 	h.rows = nnz;
 	fek_hdr_addcol(&h, "bin", FEK_I64, "1");
 	fek_hdr_addcol(&h, "count", FEK_F64, "1");
 	fek_hdr_copy_keys(&h, in);
-	fek_grid_write(&h, hist->grid);
-	fek_hdr_set(&h, "NSAMPLES", "%.0f", hist->total);
-	fek_hdr_set(&h, "DROPPED", "%.0f", hist->dropped);
+	fek_grid_write(&h, g);
+	fek_hdr_set(&h, "NSAMPLES", "%.0f", total);
+	fek_hdr_set(&h, "DROPPED", "%.0f", dropped);
 	fek_hdr_prov(&h, argc, argv);
+	if (fek_begin_section(w, &h) < 0 || fek_write_rows(w, rows, nnz) < 0 ||
+	    fek_end_section(w) < 0)
+		fek_die();
+	fek_hdr_free(&h);
+}
+
+static void
+write_hist(struct fek_writer *w, const struct fek_header *in,
+    const struct fek_hist *hist, const char *where, int argc, char **argv)
+{
+	long long b, k = 0, nnz = fek_hist_nonzero(hist);
+	double *rows;
+
 	rows = fek_alloc((size_t)(nnz ? nnz : 1) * 2, sizeof(double));
 	for (b = 0; b < hist->grid->nbins; b++)
 		if (hist->count[b] != 0) {
@@ -137,11 +154,9 @@ write_hist(struct fek_writer *w, const struct fek_header *in,
 			rows[2 * k + 1] = hist->count[b];
 			k++;
 		}
-	if (fek_begin_section(w, &h) < 0 || fek_write_rows(w, rows, nnz) < 0 ||
-	    fek_end_section(w) < 0)
-		fek_die();
+	write_rows(w, in, hist->grid, rows, nnz, hist->total, hist->dropped,
+	    where, argc, argv);
 	free(rows);
-	fek_hdr_free(&h);
 }
 
 static void
@@ -265,6 +280,151 @@ from_stream(const char *path, const struct binspec *bs, int nb,
 	fek_reader_close(&r);
 }
 
+/* Sections waiting to be binned on the GPU: they share one grid. */
+struct pending {
+	struct fek_writer *w;
+	struct fek_gpu_binner *binner;
+	struct fek_grid grid;
+	struct fek_header *hdr;	/* copies of the samples headers */
+	char **where;
+	long long *rows;	/* points per section */
+	long n, cap;
+	double *x;		/* the points, section after section */
+	long long nx, xcap;	/* points held, and room in doubles */
+	int argc;
+	char **argv;
+};
+
+#define GPU_BATCH (1LL << 24)	/* points binned per flush */
+
+static int
+pending_sink(void *ctx, long sec, const double *rows, long long nnz,
+    double total, double dropped)
+{
+	struct pending *p = ctx;
+
+	write_rows(p->w, &p->hdr[sec], &p->grid, rows, nnz, total, dropped,
+	    p->where[sec], p->argc, p->argv);
+	return 0;
+}
+
+/* Bin and write the pending sections. */
+static void
+flush(struct pending *p)
+{
+	long i;
+
+	if (p->n == 0)
+		return;
+	if (fek_gpu_bin(p->binner, &p->grid, p->x, 0, p->rows, p->n,
+	    pending_sink, p) < 0)
+		fek_die();
+	for (i = 0; i < p->n; i++) {
+		fek_hdr_free(&p->hdr[i]);
+		free(p->where[i]);
+	}
+	p->n = 0;
+	p->nx = 0;
+}
+
+/* An error in the input: the sections before it are reported first, as
+ * the CPU path would. */
+static void
+die_after(struct pending *p)
+{
+	char msg[1024];
+	int code = fek_errcode();
+
+	snprintf(msg, sizeof msg, "%s", fek_errmsg());
+	flush(p);
+	fek_errx(code, "%s", msg);
+}
+
+static void
+from_stream_gpu(const char *path, const struct binspec *bs, int nb,
+    struct pending *p)
+{
+	struct fek_reader r;
+	struct fek_header h;
+	struct fek_grid g;
+	long got;
+	long long row;
+	int rc;
+	char where[512];
+
+	if (fek_reader_open(&r, path) < 0)
+		die_after(p);
+	while ((rc = fek_next_section(&r, &h)) > 0) {
+		if (strcmp(h.kind, "samples") != 0) {
+			fek_seterr(FEK_EX_DATA, "%s: section %ld: KIND %s, "
+			    "expected samples", r.name, r.section, h.kind);
+			die_after(p);
+		}
+		if (make_grid(&r, &h, bs, nb, &g) < 0)
+			die_after(p);
+		if (h.ncols != g.ndim) {
+			fek_seterr(FEK_EX_DATA, "%s: section %ld: %d columns "
+			    "for %d AXIS lines", r.name, r.section, h.ncols,
+			    g.ndim);
+			die_after(p);
+		}
+		if (p->n > 0 && !fek_grid_same(&g, &p->grid))
+			flush(p);
+		p->grid = g;
+		if (p->n == p->cap) {
+			p->cap = 2 * p->cap + 16;
+			p->hdr = realloc(p->hdr, p->cap * sizeof *p->hdr);
+			p->where = realloc(p->where, p->cap * sizeof *p->where);
+			p->rows = realloc(p->rows, p->cap * sizeof *p->rows);
+			if (!p->hdr || !p->where || !p->rows)
+				fek_errx(FEK_EX_SOFTWARE, "out of memory");
+		}
+		snprintf(where, sizeof where, "%s: section %ld", r.name,
+		    r.section);
+		row = 1;
+		for (;;) {
+			double *x;
+			long k;
+
+			if (p->xcap < (p->nx + 65536) * g.ndim) {
+				p->xcap = 2 * p->xcap + 65536 * g.ndim;
+				p->x = realloc(p->x, (size_t)p->xcap *
+				    sizeof(double));
+				if (p->x == NULL)
+					fek_errx(FEK_EX_SOFTWARE, "out of "
+					    "memory");
+			}
+			x = p->x + p->nx * g.ndim;
+			if ((got = fek_read_rows(&r, x, 65536)) <= 0)
+				break;
+			for (k = 0; k < got * g.ndim; k++)
+				if (!isfinite(x[k])) {
+					fek_seterr(FEK_EX_DATA, "%s: row %lld: "
+					    "column %d: not a finite "
+					    "coordinate", where,
+					    row + k / g.ndim,
+					    (int)(k % g.ndim) + 1);
+					die_after(p);
+				}
+			p->nx += got;
+			row += got;
+		}
+		if (got < 0)
+			die_after(p);
+		fek_hdr_copy(&p->hdr[p->n], &h);
+		p->where[p->n] = strdup(where);
+		if (p->where[p->n] == NULL)
+			fek_errx(FEK_EX_SOFTWARE, "out of memory");
+		p->rows[p->n++] = row - 1;
+		fek_hdr_free(&h);
+		if (p->nx >= GPU_BATCH)
+			flush(p);
+	}
+	if (rc < 0)
+		die_after(p);
+	fek_reader_close(&r);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -277,11 +437,12 @@ main(int argc, char **argv)
 	FILE *out;
 	enum fek_unit eunit = FEK_KCAL;
 	const char *meta = NULL, *unit = "1";
+	enum fek_device dev = FEK_DEV_AUTO, use;
 	double temp = 300;
 	int c, nb = 0, nerr = 0, text = 0, temp_given = 0, i;
 
 	fek_setprogname(argv[0]);
-	while ((c = getopt_long(argc, argv, "b:E:m:qt:Tu:v", longopts,
+	while ((c = getopt_long(argc, argv, "b:d:E:m:qt:Tu:v", longopts,
 	    NULL)) != -1) {
 		switch (c) {
 		case 'b':
@@ -290,6 +451,13 @@ main(int argc, char **argv)
 				nerr++;
 			} else
 				nerr += parse_bins(optarg, &bs[nb++]);
+			break;
+		case 'd':
+			if (fek_device_parse(optarg, &dev) < 0) {
+				fek_warnx("-d: '%s' is not cpu, gpu or auto",
+				    optarg);
+				nerr++;
+			}
 			break;
 		case 'E':
 			nerr += fek_opt_unit(optarg, 0, "-E", &eunit);
@@ -336,10 +504,32 @@ main(int argc, char **argv)
 	}
 	if (nerr)
 		usage();
+	/* time series (-m) are binned on the CPU */
+	if (fek_device_resolve(dev, meta == NULL, &use) < 0)
+		fek_die();
 	out = fek_outbuf_open();
 	fek_writer_init(&w, out, text);
 	w.name = "stdout";
-	if (meta)
+	if (use == FEK_DEV_GPU) {
+		struct pending p;
+
+		memset(&p, 0, sizeof p);
+		p.w = &w;
+		p.argc = argc + optind;
+		p.argv = argv - optind;
+		if ((p.binner = fek_gpu_binner_new()) == NULL)
+			fek_die();
+		if (argc == 0)
+			from_stream_gpu("-", bs, nb, &p);
+		for (i = 0; i < argc; i++)
+			from_stream_gpu(argv[i], bs, nb, &p);
+		flush(&p);
+		fek_gpu_binner_free(p.binner);
+		free(p.hdr);
+		free(p.where);
+		free(p.rows);
+		free(p.x);
+	} else if (meta)
 		from_metadata(meta, bs, nb, temp, temp_given, eunit, unit, &w,
 		    argc + optind, argv - optind);
 	else if (argc == 0)

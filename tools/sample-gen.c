@@ -1,8 +1,10 @@
 /*
  * sample-gen - umbrella samples of an analytic PMF, the test harness of
  * Potgieter 2014 (section 5.1.1, Eq. 5.1), one fek section per window.
- * Exact independent samples by rejection (lib/sample.c), or correlated
- * ones from overdamped Langevin dynamics (-c).
+ * Exact independent samples by rejection (lib/sample.c, or on the GPU
+ * kernels/sample.cu), or correlated ones from overdamped Langevin dynamics
+ * (-c).  With -b the samples are binned as they are drawn and the output
+ * is the histogram sections that histogram(1) would make of them.
  */
 #include <getopt.h>
 #include <limits.h>
@@ -12,17 +14,45 @@
 #include <unistd.h>
 
 #include "fek.h"
+#include "hist.h"
 #include "sample.h"
 #include "stream.h"
+#include "../kernels/sample.cuh"
+
+#define MAXB FEK_MAXDIM
+
+struct binspec {
+	double lo, hi;
+	long n;
+	int periodic;
+	int explicit;		/* lo:hi:n given */
+};
+
+/* What every window's section needs, for the CPU loop and the GPU sinks
+ * alike. */
+struct out {
+	struct fek_writer wr;
+	const struct fek_grid *dom, *hgrid;	/* hgrid: NULL without -b */
+	const struct fek_window *win;		/* all windows */
+	const char *unit, *formula, *cmd;
+	enum fek_unit eunit;
+	double temp, corr;
+	long nwin, first, last, nsamp;
+	int verbose, tty;
+	double *rows;				/* -b on the CPU: (bin, count) */
+	long long rows_cap;
+};
 
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: sample-gen [-Tqv] [-c corr] [-d cpu|gpu|auto] "
-	    "[-E kcal|kJ] [-g count -k spring]\n"
-	    "                  [-j first:last] [-n samples] [-s seed] "
-	    "[-t temperature] [-u unit]\n"
-	    "                  [-w windows] -p formula -r lo:hi[:p] ...\n");
+	fprintf(stderr, "usage: sample-gen [-Tqv] [-b bins|lo:hi:bins[:p] ...] "
+	    "[-c corr] [-d cpu|gpu|auto]\n"
+	    "                  [-E kcal|kJ] [-g count -k spring] "
+	    "[-j first:last] [-n samples]\n"
+	    "                  [-s seed] [-t temperature] [-u unit] "
+	    "[-w windows]\n"
+	    "                  -p formula -r lo:hi[:p] ...\n");
 	exit(FEK_EX_USAGE);
 }
 
@@ -55,6 +85,195 @@ grid_windows(const struct fek_grid *g, long count, double spring, long *n)
 	return w;
 }
 
+/* -b as histogram(1) takes it: bins, or lo:hi:bins[:p]. */
+static int
+parse_bins(const char *arg, struct binspec *b)
+{
+	char buf[256], *c1, *c2, *c3;
+
+	memset(b, 0, sizeof *b);
+	if (strchr(arg, ':') == NULL)
+		return fek_opt_long(arg, 1, 100000000L, "-b", &b->n);
+	if (strlen(arg) >= sizeof buf) {
+		fek_warnx("-b: '%s' is too long", arg);
+		return 1;
+	}
+	strcpy(buf, arg);
+	c1 = strchr(buf + 1, ':');
+	c2 = c1 ? strchr(c1 + 2, ':') : NULL;
+	if (c1 == NULL || c2 == NULL) {
+		fek_warnx("-b: '%s' is not bins or lo:hi:bins[:p]", arg);
+		return 1;
+	}
+	*c1++ = '\0';
+	*c2++ = '\0';
+	c3 = strchr(c2, ':');
+	if (c3) {
+		*c3++ = '\0';
+		if (strcmp(c3, "p") != 0) {
+			fek_warnx("-b: '%s': the fourth field must be 'p'",
+			    arg);
+			return 1;
+		}
+		b->periodic = 1;
+	}
+	if (fek_opt_double(buf, -HUGE_VAL, HUGE_VAL, "-b", &b->lo) ||
+	    fek_opt_double(c1, -HUGE_VAL, HUGE_VAL, "-b", &b->hi) ||
+	    fek_opt_long(c2, 1, 100000000L, "-b", &b->n))
+		return 1;
+	if (!(b->lo < b->hi)) {
+		fek_warnx("-b: '%s': lo must be below hi", arg);
+		return 1;
+	}
+	b->explicit = 1;
+	return 0;
+}
+
+/* The histogram grid: the domain with -b applied, as histogram(1) makes it
+ * from a samples section's AXIS lines. */
+static void
+make_hgrid(const struct fek_grid *dom, const struct binspec *bs, int nb,
+    struct fek_grid *g)
+{
+	long long total = 1;
+	int d;
+
+	if (nb != dom->ndim && !(nb == 1 && !bs[0].explicit))
+		fek_errx(FEK_EX_USAGE, "%d -b option%s for %d dimension%s", nb,
+		    nb > 1 ? "s" : "", dom->ndim, dom->ndim > 1 ? "s" : "");
+	*g = *dom;
+	for (d = 0; d < g->ndim; d++) {
+		const struct binspec *b = &bs[nb == 1 ? 0 : d];
+
+		if (b->explicit) {
+			g->ax[d].lo = b->lo;
+			g->ax[d].hi = b->hi;
+			g->ax[d].periodic = b->periodic;
+		}
+		g->ax[d].nbins = b->n;
+		total *= b->n;
+		if (total > (1LL << 32))
+			fek_errx(FEK_EX_USAGE, "-b: more than 2^32 bins");
+	}
+	g->nbins = total;
+}
+
+/* The keys a window's section shares in both modes, in the order of a
+ * samples section (AXIS lines first). */
+static void
+window_keys(struct fek_header *h, const struct out *o, long i)
+{
+	fek_grid_write(h, o->dom);
+	fek_window_write(h, o->dom->ndim, &o->win[i]);
+	fek_hdr_add(h, "TEMP", "%.17g", o->temp);
+	fek_hdr_add(h, "ENERGY", "%s", fek_unit_name(o->eunit));
+	if (o->corr > 0)
+		fek_hdr_add(h, "CORRTIME", "%.17g", o->corr);
+	fek_hdr_add(h, "PMF", "%s", o->formula);
+	fek_hdr_add(h, "PROV", "%s", o->cmd);
+}
+
+static void
+progress(const struct out *o, long i, double props)
+{
+	if (o->verbose)
+		fprintf(stderr, "sample-gen: window %ld of %ld: %ld samples, "
+		    "%s %.3g\n", i + 1, o->nwin, o->nsamp, o->corr > 0 ?
+		    "steps" : "acceptance", o->corr > 0 ? props :
+		    o->nsamp / props);
+	if (o->tty && ((i - o->first + 1) % ((o->last - o->first) / 100 + 1)
+	    == 0 || i + 1 == o->last))
+		fprintf(stderr, "\rsample-gen: window %ld of %ld%s", i + 1,
+		    o->last, i + 1 == o->last ? "\n" : "");
+}
+
+/* Window i (from 0): its samples, n x ndim. */
+static int
+write_samples(void *ctx, long window, const double *x, long n,
+    double props)
+{
+	struct out *o = ctx;
+	struct fek_header h;
+	long i = window - 1;
+	int d;
+
+	fek_hdr_init(&h, "samples");
+	h.rows = n;
+	for (d = 0; d < o->dom->ndim; d++)
+		fek_hdr_addcol(&h, o->dom->ax[d].name, FEK_F64, o->unit);
+	window_keys(&h, o, i);
+	if (fek_begin_section(&o->wr, &h) < 0 ||
+	    fek_write_rows(&o->wr, x, n) < 0 || fek_end_section(&o->wr) < 0)
+		fek_die();
+	fek_hdr_free(&h);
+	progress(o, i, props);
+	return 0;
+}
+
+/* Window i's histogram: the section histogram(1) writes for it (the keys
+ * of the samples section, AXIS and BINS of the grid, NSAMPLES, DROPPED). */
+static int
+write_hist(void *ctx, long window, const double *rows, long long nnz,
+    double total, double dropped, double props)
+{
+	struct out *o = ctx;
+	struct fek_header h;
+	long i = window - 1;
+
+	if (total == 0)
+		return fek_seterr(FEK_EX_DATA, "window %ld: no sample inside "
+		    "the histogram range (%.0f outside)", window, dropped);
+	if (dropped > 0)
+		fek_warnx("window %ld: %.0f of %.0f samples outside the "
+		    "histogram range, dropped", window, dropped,
+		    dropped + total);
+	fek_hdr_init(&h, "histogram");
+	h.rows = nnz;
+	fek_hdr_addcol(&h, "bin", FEK_I64, "1");
+	fek_hdr_addcol(&h, "count", FEK_F64, "1");
+	window_keys(&h, o, i);
+	fek_grid_write(&h, o->hgrid);
+	fek_hdr_set(&h, "NSAMPLES", "%.0f", total);
+	fek_hdr_set(&h, "DROPPED", "%.0f", dropped);
+	if (fek_begin_section(&o->wr, &h) < 0 ||
+	    fek_write_rows(&o->wr, rows, nnz) < 0 ||
+	    fek_end_section(&o->wr) < 0)
+		fek_die();
+	fek_hdr_free(&h);
+	progress(o, i, props);
+	return 0;
+}
+
+/* The CPU's histogram of window i, written as write_hist does. */
+static void
+bin_and_write(struct out *o, struct fek_hist *hist, const double *x,
+    long i, double props)
+{
+	long long b, k = 0;
+
+	fek_hist_reset(hist);
+	if (fek_hist_add(hist, x, o->nsamp, 1) < 0)
+		fek_errx(FEK_EX_SOFTWARE, "window %ld: %s", i + 1,
+		    fek_errmsg());
+	for (b = 0; b < hist->grid->nbins; b++)
+		if (hist->count[b] != 0) {
+			if (2 * k + 2 > o->rows_cap) {
+				o->rows_cap = 2 * o->rows_cap + 64;
+				o->rows = realloc(o->rows, o->rows_cap *
+				    sizeof(double));
+				if (o->rows == NULL)
+					fek_errx(FEK_EX_SOFTWARE, "out of "
+					    "memory");
+			}
+			o->rows[2 * k] = (double)b;
+			o->rows[2 * k + 1] = hist->count[b];
+			k++;
+		}
+	if (write_hist(o, i + 1, o->rows, k, hist->total, hist->dropped,
+	    props) < 0)
+		fek_die();
+}
+
 int
 main(int argc, char **argv)
 {
@@ -64,24 +283,31 @@ main(int argc, char **argv)
 	};
 	const char *formula = NULL, *winfile = NULL, *unit = "1";
 	const char *names3[] = { "x", "y", "z" };
-	struct fek_grid dom;
+	struct fek_grid dom, hgrid;
 	struct fek_window *win = NULL;
 	struct fek_envelope *env;
 	struct fek_sample_stats st = { 0, 0 };
-	struct fek_writer wr;
+	struct binspec bs[MAXB];
+	struct out o;
 	enum fek_device dev = FEK_DEV_AUTO, use;
 	enum fek_unit eunit = FEK_KCAL;
 	fek_expr *pmf;
 	double temp = 300, corr = 0, spring = -1, beta, *buf, v;
 	long nsamp = 5000, seed = 1, gridn = 0, nwin, first = 1, last = -1, i;
-	int c, nerr = 0, text = 0, verbose = 0, quiet = 0, tty, d;
-	char *cmd;
+	int c, nerr = 0, text = 0, verbose = 0, quiet = 0, d, nb = 0;
 
 	fek_setprogname(argv[0]);
 	memset(&dom, 0, sizeof dom);
-	while ((c = getopt_long(argc, argv, "c:d:E:g:j:k:n:p:qr:s:t:Tu:vw:",
+	while ((c = getopt_long(argc, argv, "b:c:d:E:g:j:k:n:p:qr:s:t:Tu:vw:",
 	    longopts, NULL)) != -1) {
 		switch (c) {
+		case 'b':
+			if (nb == MAXB) {
+				fek_warnx("-b: at most %d dimensions", MAXB);
+				nerr++;
+			} else
+				nerr += parse_bins(optarg, &bs[nb++]);
+			break;
 		case 'c':
 			nerr += fek_opt_double(optarg, 1, 1e9, "-c", &corr);
 			break;
@@ -201,9 +427,16 @@ main(int argc, char **argv)
 		fek_warnx("-j: last window before first");
 		nerr++;
 	}
+	if (nb > 0 && dom.ndim > 0 && nb != dom.ndim &&
+	    !(nb == 1 && !bs[0].explicit)) {
+		fek_warnx("-b: %d option%s for %d dimension%s", nb,
+		    nb > 1 ? "s" : "", dom.ndim, dom.ndim > 1 ? "s" : "");
+		nerr++;
+	}
 	if (nerr)
 		usage();
-	if (fek_device_resolve(dev, 0, &use) < 0)
+	/* correlated samples are drawn on the CPU only */
+	if (fek_device_resolve(dev, corr == 0, &use) < 0)
 		fek_die();
 	for (d = 0; d < dom.ndim; d++) {
 		if (dom.ndim <= 3)
@@ -212,6 +445,8 @@ main(int argc, char **argv)
 			snprintf(dom.ax[d].name, FEK_NAMELEN, "x%d", d + 1);
 		strcpy(dom.ax[d].unit, unit);
 	}
+	if (nb > 0)
+		make_hgrid(&dom, bs, nb, &hgrid);
 	if ((pmf = fek_expr_parse(formula, dom.ndim)) == NULL)
 		fek_errx(FEK_EX_USAGE, "-p: %s", fek_errmsg());
 	if (winfile) {
@@ -226,61 +461,105 @@ main(int argc, char **argv)
 		    first, last, nwin);
 	/* the formula and springs are in eunit; beta in 1/eunit */
 	beta = 1.0 / (fek_kb(eunit) * temp);
+
+	memset(&o, 0, sizeof o);
+	fek_writer_init(&o.wr, stdout, text);
+	o.dom = &dom;
+	o.hgrid = nb > 0 ? &hgrid : NULL;
+	o.win = win;
+	o.unit = unit;
+	o.formula = formula;
+	o.cmd = fek_cmdline(argc, argv);
+	o.eunit = eunit;
+	o.temp = temp;
+	o.corr = corr;
+	o.nwin = nwin;
+	o.first = first;
+	o.last = last;
+	o.nsamp = nsamp;
+	o.verbose = verbose;
+	/* progress on a terminal, about a hundred updates in all */
+	o.tty = !quiet && !verbose && isatty(STDERR_FILENO) && last - first > 0;
+
+	if (use == FEK_DEV_GPU) {
+		struct fek_gpu_sample_spec spec;
+		struct fek_gpu_sample_sink sink;
+		struct fek_gpu_sample_stats gst;
+
+		memset(&spec, 0, sizeof spec);
+		spec.formula = formula;
+		spec.pmf = pmf;
+		spec.dom = &dom;
+		spec.bins = nb > 0 ? &hgrid : NULL;
+		spec.beta = beta;
+		spec.seed = (unsigned long long)seed;
+		spec.nsamp = nsamp;
+		spec.win = win + first - 1;
+		spec.first = first;
+		spec.last = last;
+		sink.ctx = &o;
+		sink.samples = write_samples;
+		sink.hist = write_hist;
+		if (fek_gpu_sample(&spec, &sink, &gst) < 0)
+			fek_die();
+		if (verbose)
+			fprintf(stderr, "sample-gen: %s: kernel %s in %.0f ms, "
+			    "set-up %.0f ms, %s %.1f ms, copies %.1f ms, "
+			    "output %.1f ms, %ld restart%s\n", gst.device,
+			    gst.cache_hit ? "read from the cache" : "compiled",
+			    gst.compile_ms, gst.setup_ms, nb == 0 ? "sampling" :
+			    gst.fused_shared ? "sampling and binning (shared "
+			    "memory)" : "sampling (binned by sorting)",
+			    gst.kernel_ms, gst.copy_ms, gst.sink_ms,
+			    gst.restarts, gst.restarts == 1 ? "" : "s");
+		fek_fshut(stdout, "stdout");
+		free(o.rows);
+		free((char *)o.cmd);
+		free(win);
+		fek_expr_free(pmf);
+		return 0;
+	}
+
 	if ((env = fek_envelope_new(pmf, &dom, beta)) == NULL)
 		fek_die();
 	buf = fek_alloc((size_t)nsamp * dom.ndim, sizeof(double));
-	fek_writer_init(&wr, stdout, text);
-	cmd = fek_cmdline(argc, argv);
-	/* progress on a terminal, about a hundred updates in all */
-	tty = !quiet && !verbose && isatty(STDERR_FILENO) && last - first > 0;
-	for (i = first - 1; i < last; i++) {
-		struct fek_header h;
-		gsl_rng *rng = fek_rng_new((unsigned long long)seed,
-		    (unsigned long long)i);
-		int rc;
+	{
+		struct fek_hist hist;
 
-		v = st.proposals;
-		rc = corr > 0 ?
-		    fek_sample_langevin(env, &win[i], rng, nsamp, corr, buf,
-			&st) :
-		    fek_sample_exact(env, &win[i], rng, nsamp, buf, &st);
-		fek_rng_free(rng);
-		if (rc < 0)
-			fek_errx(fek_errcode(), "window %ld: %s", i + 1,
-			    fek_errmsg());
-		if (verbose)
-			fprintf(stderr, "sample-gen: window %ld of %ld: %ld "
-			    "samples, %s %.3g\n", i + 1, nwin, nsamp,
-			    corr > 0 ? "steps" : "acceptance", corr > 0 ?
-			    st.proposals - v : nsamp / (st.proposals - v));
-		fek_hdr_init(&h, "samples");
-		h.rows = nsamp;
-		for (d = 0; d < dom.ndim; d++)
-			fek_hdr_addcol(&h, dom.ax[d].name, FEK_F64, unit);
-		fek_grid_write(&h, &dom);
-		fek_window_write(&h, dom.ndim, &win[i]);
-		fek_hdr_add(&h, "TEMP", "%.17g", temp);
-		fek_hdr_add(&h, "ENERGY", "%s", fek_unit_name(eunit));
-		if (corr > 0)
-			fek_hdr_add(&h, "CORRTIME", "%.17g", corr);
-		fek_hdr_add(&h, "PMF", "%s", formula);
-		fek_hdr_add(&h, "PROV", "%s", cmd);
-		if (fek_begin_section(&wr, &h) < 0 ||
-		    fek_write_rows(&wr, buf, nsamp) < 0 ||
-		    fek_end_section(&wr) < 0)
-			fek_die();
-		fek_hdr_free(&h);
-		if (tty && ((i - first + 1) % ((last - first) / 100 + 1) == 0 ||
-		    i + 1 == last))
-			fprintf(stderr, "\rsample-gen: window %ld of %ld%s",
-			    i + 1, last, i + 1 == last ? "\n" : "");
+		if (nb > 0)
+			fek_hist_init(&hist, &hgrid);
+		for (i = first - 1; i < last; i++) {
+			gsl_rng *rng = fek_rng_new((unsigned long long)seed,
+			    (unsigned long long)i);
+			int rc;
+
+			v = st.proposals;
+			rc = corr > 0 ?
+			    fek_sample_langevin(env, &win[i], rng, nsamp, corr,
+				buf, &st) :
+			    fek_sample_exact(env, &win[i], rng, nsamp, buf,
+				&st);
+			fek_rng_free(rng);
+			if (rc < 0)
+				fek_errx(fek_errcode(), "window %ld: %s", i + 1,
+				    fek_errmsg());
+			if (nb > 0)
+				bin_and_write(&o, &hist, buf, i,
+				    st.proposals - v);
+			else
+				write_samples(&o, i + 1, buf, nsamp,
+				    st.proposals - v);
+		}
+		if (nb > 0)
+			fek_hist_free(&hist);
 	}
 	if (st.restarts > 0 && verbose)
 		fprintf(stderr, "sample-gen: the PMF bound was raised %ld "
 		    "time%s (windows restarted)\n", st.restarts,
 		    st.restarts > 1 ? "s" : "");
 	fek_fshut(stdout, "stdout");
-	free(cmd);
+	free((char *)o.cmd);
+	free(o.rows);
 	free(buf);
 	free(win);
 	fek_envelope_free(env);

@@ -1,0 +1,83 @@
+/*
+ * sample.cuh - plain-C driver of the GPU umbrella sampler behind
+ * sample-gen -d gpu (kernels/sample.cu): the exact envelope-rejection
+ * sampler of lib/sample.c (Potgieter 2014, Eq. 5.1) with the PMF compiled
+ * for the device at run time (NVRTC), cuRAND's Philox4x32-10 generator,
+ * and an optional fused mode that bins the samples on the device and
+ * returns histograms instead.  No CUDA syntax here (HOOMD-blue's .cuh
+ * convention); a build without nvcc links lib/gpu_stub_sample.c.
+ */
+#ifndef FEK_SAMPLE_CUH
+#define FEK_SAMPLE_CUH
+
+#include "grid.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* What to draw.  All pointers are borrowed for the duration of the call. */
+struct fek_gpu_sample_spec {
+	const char *formula;		/* W(x), in the energy unit */
+	fek_expr *pmf;			/* its libmatheval evaluator (the
+					   translation is checked against it) */
+	const struct fek_grid *dom;	/* the domain (-r); nbins ignored */
+	const struct fek_grid *bins;	/* NULL: samples; else the grid of the
+					   fused histograms */
+	double beta;			/* 1/(kB T), per energy unit */
+	unsigned long long seed;
+	long nsamp;			/* samples per window */
+	const struct fek_window *win;	/* windows first..last (numbered
+					   from 1 in the full list) */
+	long first, last;
+};
+
+/* Where the results go, window after window in order (first..last).
+ * Each sink returns 0, or -1 with fek_seterr to stop the run.
+ *   samples:  x holds nsamp x ndim doubles (samples mode);
+ *   hist:     rows holds nnz (bin, count) pairs in increasing bin order,
+ *             total counted and dropped samples (fused mode).
+ * window is numbered from 1; proposals counts the window's trial points
+ * (over its restarts). */
+struct fek_gpu_sample_sink {
+	void *ctx;
+	int (*samples)(void *ctx, long window, const double *x, long n,
+	    double proposals);
+	int (*hist)(void *ctx, long window, const double *rows,
+	    long long nnz, double total, double dropped, double proposals);
+};
+
+/* Diagnostics of a run, for -v and benchmarks. */
+struct fek_gpu_sample_stats {
+	long restarts;		/* windows started again (raised bound) */
+	int cache_hit;		/* the compiled kernel came from the cache */
+	double compile_ms;	/* NVRTC, or reading the cache */
+	double setup_ms;	/* module load, envelope lattice, uploads */
+	double kernel_ms;	/* sampling (and binning) on the device,
+				   summed over the launches */
+	double copy_ms;		/* device to host copies */
+	double sink_ms;		/* time in the sinks (writing) */
+	int fused_shared;	/* fused mode binned in shared memory (1) or
+				   by sorting (0) */
+	char device[128];	/* the device's name */
+};
+
+/* Draw the windows of spec on the GPU and hand them to sink.  Samples
+ * follow the same density as fek_sample_exact: the envelope (the same
+ * cells, lattice and margins as lib/sample.c, built on the device) is
+ * checked at every trial point, and a window that meets a point above its
+ * bound is started again with the bound raised, so no sample is drawn
+ * under a clipped density.  Each window's random numbers depend on the
+ * seed and its number only (not on first..last).  Returns 0, or -1 with
+ * fek_seterr: 64 for a PMF that is not finite at a point of the domain,
+ * 1 when the PMF cannot be bounded or acceptance collapses, 70 for a CUDA
+ * or NVRTC failure, or the sink's error. */
+int	fek_gpu_sample(const struct fek_gpu_sample_spec *spec,
+	    const struct fek_gpu_sample_sink *sink,
+	    struct fek_gpu_sample_stats *st);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
