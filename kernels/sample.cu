@@ -1255,8 +1255,11 @@ fek_gpu_sample(const struct fek_gpu_sample_spec *spec,
 		CK(cudaKernelSetAttributeForDevice(R.ksamp,
 		    cudaFuncAttributeMaxDynamicSharedMemorySize, (int)R.smem,
 		    dev));
-	CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&bps,
-	    (const void *)R.ksamp, R.threads, R.smem));
+	if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&bps,
+	    (const void *)R.ksamp, R.threads, R.smem) != cudaSuccess) {
+		cudaGetLastError();	/* not sticky: one block per SM */
+		bps = 1;
+	}
 	if (bps < 1) {
 		fek_seterr(FEK_EX_SOFTWARE, "CUDA: the sampler does not fit "
 		    "on %s", prop.name);
