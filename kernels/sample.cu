@@ -940,7 +940,19 @@ struct run {
 	int *d_attempt, *d_status, *d_bflag, *d_list;
 	unsigned int *d_pairs, *d_wnnz;
 	unsigned long long *d_npairs, *d_woff, *d_wdrop;
+	double *d_out2;			/* samples: the other batch's */
+	unsigned int *d_ord;		/* fused: pairs in window order */
+	unsigned long long *d_ooff;
 	cudaEvent_t ev0, ev1;
+	/* pinned staging for the device-to-host copies, two halves */
+	cudaStream_t cs;
+	cudaEvent_t ready, evs[2];
+	char *stage[2];
+	size_t stage_cap;
+	double *rows;			/* a window's (bin, count) rows */
+	long long rows_cap;
+	unsigned int *hwnnz;		/* per window: non-empty bins, */
+	unsigned long long *hwoff, *hwdrop;	/* where, dropped samples */
 	struct fek_gpu_binner *binner;
 	long cur_b0;			/* first slot of the batch in the
 					   sort-binned sink */
@@ -1166,6 +1178,122 @@ fail:
 	return rc;
 }
 
+/* Window order for the fused pairs: the kernel writes each window's
+ * pairs wherever an atomic counter put them; this copies them to
+ * ooff[w] so that the windows b0, b0+1, ... follow one another. */
+__global__ static void
+gather_pairs(const uint2 *src, uint2 *dst, const unsigned long long *woff,
+    const unsigned int *wnnz, const unsigned long long *ooff, long b0,
+    long nwin)
+{
+	for (long w = blockIdx.x; w < nwin; w += gridDim.x) {
+		const uint2 *f = src + woff[b0 + w];
+		uint2 *t = dst + ooff[w];
+		unsigned int n = wnnz[b0 + w];
+
+		for (unsigned int i = threadIdx.x; i < n; i += blockDim.x)
+			t[i] = f[i];
+	}
+}
+
+/* One window's bytes, arrived on the host. */
+typedef int (*window_consumer)(struct run *R, long slot, const char *p);
+
+static int
+consume_samples(struct run *R, long slot, const char *p)
+{
+	const struct fek_gpu_sample_sink *k = R->sink;
+
+	return k->samples(k->ctx, R->spec->first + slot, (const double *)p,
+	    (long)R->spec->nsamp, R->props[slot]);
+}
+
+static int
+consume_hist(struct run *R, long slot, const char *p)
+{
+	const struct fek_gpu_sample_sink *k = R->sink;
+	const unsigned int *pp = (const unsigned int *)p;
+	long long nnz = R->hwnnz[slot], n = R->spec->nsamp;
+
+	if (2 * nnz > R->rows_cap) {
+		free(R->rows);
+		R->rows_cap = 2 * nnz + 16;
+		R->rows = (double *)fek_alloc(R->rows_cap, sizeof(double));
+	}
+	for (long long i = 0; i < nnz; i++) {
+		R->rows[2 * i] = pp[2 * i];
+		R->rows[2 * i + 1] = pp[2 * i + 1];
+	}
+	return k->hist(k->ctx, R->spec->first + slot, R->rows, nnz,
+	    (double)(n - (long long)R->hwdrop[slot]), (double)R->hwdrop[slot],
+	    R->props[slot]);
+}
+
+/* Windows b0..b1-1 of the device buffer dbase (window w at byte off[w -
+ * b0], size[w - b0] bytes, in order) to the consumer, through the two
+ * pinned halves of the staging buffer: the copy of a chunk of windows
+ * runs while the consumer writes the chunk before it.  R->ready marks
+ * when the data is complete on the device. */
+static int
+stream_windows(struct run *R, const char *dbase, const unsigned long long *off,
+    const unsigned long long *size, long b0, long b1, window_consumer fn)
+{
+	long start[2], end[2], next = b0;
+	int cur = 0, n = 0;
+	double t;
+
+	for (long w = b0; w < b1; w++)
+		if (size[w - b0] > R->stage_cap) {
+			size_t cap = size[w - b0] > ((size_t)16 << 20) ?
+			    size[w - b0] : (size_t)16 << 20;
+
+			for (int i = 0; i < 2; i++) {
+				cudaFreeHost(R->stage[i]);
+				R->stage[i] = NULL;
+				if (cudaMallocHost((void **)&R->stage[i], cap) !=
+				    cudaSuccess)
+					return cuda_fail(cudaGetLastError(),
+					    "cudaMallocHost");
+			}
+			R->stage_cap = cap;
+		}
+	/* issue chunk i: the windows from next that fit in a half */
+#define ISSUE(i) do { \
+	size_t bytes = 0; \
+	start[i] = next; \
+	while (next < b1 && bytes + size[next - b0] <= R->stage_cap) \
+		bytes += size[next++ - b0]; \
+	end[i] = next; \
+	if (cudaStreamWaitEvent(R->cs, R->ready, 0) != cudaSuccess || \
+	    (bytes > 0 && cudaMemcpyAsync(R->stage[i], dbase + \
+	    off[start[i] - b0], bytes, cudaMemcpyDeviceToHost, R->cs) != \
+	    cudaSuccess) || cudaEventRecord(R->evs[i], R->cs) != \
+	    cudaSuccess) \
+		return cuda_fail(cudaGetLastError(), "cudaMemcpyAsync"); \
+	n++; \
+	} while (0)
+	if (next < b1)
+		ISSUE(0);
+	while (n > 0) {
+		if (next < b1)
+			ISSUE(1 - cur);
+		t = now_ms();
+		if (cudaEventSynchronize(R->evs[cur]) != cudaSuccess)
+			return cuda_fail(cudaGetLastError(), "copy");
+		R->st->copy_ms += now_ms() - t;
+		t = now_ms();
+		for (long w = start[cur]; w < end[cur]; w++)
+			if (fn(R, w, R->stage[cur] + (off[w - b0] -
+			    off[start[cur] - b0])) < 0)
+				return -1;
+		R->st->sink_ms += now_ms() - t;
+		n--;
+		cur = 1 - cur;
+	}
+#undef ISSUE
+	return 0;
+}
+
 extern "C" int
 fek_gpu_sample(const struct fek_gpu_sample_spec *spec,
     const struct fek_gpu_sample_sink *sink,
@@ -1173,11 +1301,8 @@ fek_gpu_sample(const struct fek_gpu_sample_spec *spec,
 {
 	struct run R;
 	const struct fek_grid *dom = spec->dom;
-	char *expr = NULL, *src = NULL, *img = NULL, *hbuf = NULL;
-	double *rows = NULL;
-	unsigned int *hpairs = NULL;
-	unsigned long long *hwoff = NULL, *hwdrop = NULL;
-	unsigned int *hwnnz = NULL;
+	char *expr = NULL, *src = NULL, *img = NULL;
+	unsigned long long *boff = NULL, *bsize = NULL;
 	int *blist = NULL;
 	size_t imglen = 0;
 	cudaLibrary_t lib = NULL;
@@ -1185,7 +1310,7 @@ fek_gpu_sample(const struct fek_gpu_sample_spec *spec,
 	cudaDeviceProp prop;
 	int dev, rc = -1, optin, bps = 0, Q;
 	long nc, np, b0, b1, B;
-	long long n = spec->nsamp, perwin, rows_cap = 0;
+	long long n = spec->nsamp, perwin;
 	size_t freemem = 0, totalmem = 0, cells_bytes, hist_bytes = 0;
 	double t1;
 	unsigned long long key;
@@ -1367,21 +1492,29 @@ fek_gpu_sample(const struct fek_gpu_sample_spec *spec,
 	}
 	if (R.fused_shared) {
 		CK(cudaMalloc((void **)&R.d_pairs, (size_t)B * perwin));
+		CK(cudaMalloc((void **)&R.d_ord, (size_t)B * perwin));
+		CK(cudaMalloc((void **)&R.d_ooff, (size_t)B * 8));
 		CK(cudaMalloc((void **)&R.d_npairs, sizeof(long long)));
 		CK(cudaMalloc((void **)&R.d_woff, R.nw * 8));
 		CK(cudaMalloc((void **)&R.d_wnnz, R.nw * 4));
 		CK(cudaMalloc((void **)&R.d_wdrop, R.nw * 8));
-		hpairs = (unsigned int *)fek_alloc((size_t)B * perwin, 1);
-		hwoff = (unsigned long long *)fek_alloc(R.nw, 8);
-		hwnnz = (unsigned int *)fek_alloc(R.nw, 4);
-		hwdrop = (unsigned long long *)fek_alloc(R.nw, 8);
+		R.hwoff = (unsigned long long *)fek_alloc(R.nw, 8);
+		R.hwnnz = (unsigned int *)fek_alloc(R.nw, 4);
+		R.hwdrop = (unsigned long long *)fek_alloc(R.nw, 8);
 	} else {
 		CK(cudaMalloc((void **)&R.d_out, (size_t)B * perwin));
-		if (!R.fused)
-			hbuf = (char *)fek_alloc((size_t)B * perwin, 1);
-		else if ((R.binner = fek_gpu_binner_new()) == NULL)
+		if (!R.fused && B < R.nw)
+			CK(cudaMalloc((void **)&R.d_out2, (size_t)B * perwin));
+		else if (R.fused && (R.binner = fek_gpu_binner_new()) ==
+		    NULL)
 			goto fail;
 	}
+	boff = (unsigned long long *)fek_alloc(B, 8);
+	bsize = (unsigned long long *)fek_alloc(B, 8);
+	CK(cudaStreamCreateWithFlags(&R.cs, cudaStreamNonBlocking));
+	CK(cudaEventCreateWithFlags(&R.ready, cudaEventDisableTiming));
+	CK(cudaEventCreateWithFlags(&R.evs[0], cudaEventDisableTiming));
+	CK(cudaEventCreateWithFlags(&R.evs[1], cudaEventDisableTiming));
 	R.p.centre = R.d_centre;
 	R.p.spring = R.d_spring;
 	R.p.elo = R.d_elo;
@@ -1402,18 +1535,19 @@ fek_gpu_sample(const struct fek_gpu_sample_spec *spec,
 		blist[w] = (int)w;
 	st->setup_ms = now_ms() - t1;
 
-	/* batch after batch: the next batch runs on the device while the
-	 * sinks write this one */
+	/* batch after batch: the next batch runs on the device while this
+	 * one is copied to the host and written */
 	b0 = 0;
 	b1 = B < R.nw ? B : R.nw;
 	if (R.fused_shared)
 		CK(cudaMemset(R.d_npairs, 0, sizeof(long long)));
+	R.p.out = R.d_out;
 	if (launch(&R, blist, (int)(b1 - b0), (int)b0) < 0)
 		goto fail;
-	while (b0 < R.nw) {
+	for (int k = 0; b0 < R.nw; k++) {
 		int bad;
 		long nb0, nb1;
-		unsigned long long used = 0;
+		const char *dbase = NULL;
 
 		if (settle(&R, (int)b0, (int)b1, &bad) < 0)
 			goto fail;
@@ -1421,20 +1555,40 @@ fek_gpu_sample(const struct fek_gpu_sample_spec *spec,
 		CK(cudaMemcpy(R.props + b0, R.d_props + b0, (b1 - b0) *
 		    sizeof(double), cudaMemcpyDeviceToHost));
 		if (R.fused_shared) {
-			CK(cudaMemcpy(&used, R.d_npairs, sizeof used,
-			    cudaMemcpyDeviceToHost));
-			CK(cudaMemcpy(hpairs, R.d_pairs, used * 8,
-			    cudaMemcpyDeviceToHost));
-			CK(cudaMemcpy(hwoff + b0, R.d_woff + b0, (b1 - b0) * 8,
-			    cudaMemcpyDeviceToHost));
-			CK(cudaMemcpy(hwnnz + b0, R.d_wnnz + b0, (b1 - b0) * 4,
-			    cudaMemcpyDeviceToHost));
-			CK(cudaMemcpy(hwdrop + b0, R.d_wdrop + b0, (b1 - b0) *
+			unsigned long long run = 0;
+
+			CK(cudaMemcpy(R.hwoff + b0, R.d_woff + b0, (b1 - b0) *
 			    8, cudaMemcpyDeviceToHost));
-		} else if (!R.fused)
-			CK(cudaMemcpy(hbuf, R.d_out, (bad - b0) * perwin,
-			    cudaMemcpyDeviceToHost));
-		else {
+			CK(cudaMemcpy(R.hwnnz + b0, R.d_wnnz + b0, (b1 - b0) *
+			    4, cudaMemcpyDeviceToHost));
+			CK(cudaMemcpy(R.hwdrop + b0, R.d_wdrop + b0, (b1 - b0) *
+			    8, cudaMemcpyDeviceToHost));
+			for (long w = b0; w < bad; w++) {
+				boff[w - b0] = run;	/* in pairs, then bytes */
+				bsize[w - b0] = 8ULL * R.hwnnz[w];
+				run += R.hwnnz[w];
+			}
+			if (bad > b0) {
+				CK(cudaMemcpy(R.d_ooff, boff, (bad - b0) * 8,
+				    cudaMemcpyHostToDevice));
+				gather_pairs<<<(unsigned)(bad - b0 < 4096 ?
+				    bad - b0 : 4096), 256>>>((const uint2 *)
+				    R.d_pairs, (uint2 *)R.d_ord, R.d_woff,
+				    R.d_wnnz, R.d_ooff, b0, bad - b0);
+				if (launch_check("gather_pairs") < 0)
+					goto fail;
+			}
+			for (long w = b0; w < bad; w++)
+				boff[w - b0] *= 8;
+			dbase = (const char *)R.d_ord;
+		} else if (!R.fused) {
+			for (long w = b0; w < bad; w++) {
+				boff[w - b0] = (unsigned long long)(w - b0) *
+				    perwin;
+				bsize[w - b0] = perwin;
+			}
+			dbase = (const char *)R.p.out;
+		} else {
 			long long *nrows = (long long *)fek_alloc(bad - b0 + 1,
 			    sizeof(long long));
 
@@ -1448,44 +1602,25 @@ fek_gpu_sample(const struct fek_gpu_sample_spec *spec,
 				goto fail;
 			rc = -1;
 		}
+		CK(cudaEventRecord(R.ready, 0));
 		st->copy_ms += now_ms() - t1;
-		/* the next batch, unless this one failed */
+		/* the next batch, unless this one failed; samples go to the
+		 * other buffer while this one is copied */
 		nb0 = b1;
 		nb1 = nb0 + B < R.nw ? nb0 + B : R.nw;
 		if (bad == b1 && nb0 < R.nw) {
 			if (R.fused_shared)
 				CK(cudaMemset(R.d_npairs, 0,
 				    sizeof(long long)));
+			if (!R.fused)
+				R.p.out = k % 2 ? R.d_out : R.d_out2;
 			if (launch(&R, blist + nb0, (int)(nb1 - nb0),
 			    (int)nb0) < 0)
 				goto fail;
 		}
-		t1 = now_ms();
-		for (long s = b0; s < bad && !R.fused; s++)
-			if (sink->samples(sink->ctx, spec->first + s,
-			    (const double *)(hbuf + (s - b0) * perwin), (long)n,
-			    R.props[s]) < 0)
-				goto fail;
-		for (long s = b0; s < bad && R.fused_shared; s++) {
-			long long nnz = hwnnz[s];
-			const unsigned int *pp = hpairs + 2 * hwoff[s];
-
-			if (nnz * 2 > rows_cap) {
-				free(rows);
-				rows_cap = nnz * 2 + 16;
-				rows = (double *)fek_alloc(rows_cap,
-				    sizeof(double));
-			}
-			for (long long k = 0; k < nnz; k++) {
-				rows[2 * k] = pp[2 * k];
-				rows[2 * k + 1] = pp[2 * k + 1];
-			}
-			if (sink->hist(sink->ctx, spec->first + s, rows, nnz,
-			    (double)(n - (long long)hwdrop[s]),
-			    (double)hwdrop[s], R.props[s]) < 0)
-				goto fail;
-		}
-		st->sink_ms += now_ms() - t1;
+		if (dbase != NULL && stream_windows(&R, dbase, boff, bsize, b0,
+		    bad, R.fused ? consume_hist : consume_samples) < 0)
+			goto fail;
 		if (bad < b1) {
 			window_error(&R, bad);
 			goto fail;
@@ -1495,6 +1630,26 @@ fek_gpu_sample(const struct fek_gpu_sample_spec *spec,
 	}
 	rc = 0;
 fail:
+	if (R.cs) {
+		cudaStreamSynchronize(R.cs);
+		cudaStreamDestroy(R.cs);
+	}
+	if (R.ready)
+		cudaEventDestroy(R.ready);
+	for (int i = 0; i < 2; i++) {
+		if (R.evs[i])
+			cudaEventDestroy(R.evs[i]);
+		cudaFreeHost(R.stage[i]);
+	}
+	cudaFree(R.d_out2);
+	cudaFree(R.d_ord);
+	cudaFree(R.d_ooff);
+	free(R.rows);
+	free(R.hwnnz);
+	free(R.hwoff);
+	free(R.hwdrop);
+	free(boff);
+	free(bsize);
 	if (R.ev0)
 		cudaEventDestroy(R.ev0);
 	if (R.ev1)
@@ -1527,12 +1682,6 @@ fail:
 	free(expr);
 	free(src);
 	free(img);
-	free(hbuf);
-	free(rows);
-	free(hpairs);
-	free(hwoff);
-	free(hwnnz);
-	free(hwdrop);
 	free(blist);
 	return rc;
 }
