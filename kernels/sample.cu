@@ -1594,10 +1594,16 @@ fek_gpu_sample(const struct fek_gpu_sample_spec *spec,
 
 			for (long s = 0; s < bad - b0; s++)
 				nrows[s] = n;
+			double tb = now_ms();
+
 			R.cur_b0 = b0;
 			rc = fek_gpu_bin(R.binner, spec->bins, R.d_out, 1,
 			    nrows, bad - b0, sorted_sink, &R);
 			free(nrows);
+			/* binning by sorting and writing: output time */
+			tb = now_ms() - tb;
+			st->sink_ms += tb;
+			t1 += tb;
 			if (rc < 0)
 				goto fail;
 			rc = -1;

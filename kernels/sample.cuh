@@ -55,8 +55,10 @@ struct fek_gpu_sample_stats {
 	double setup_ms;	/* module load, envelope lattice, uploads */
 	double kernel_ms;	/* sampling (and binning) on the device,
 				   summed over the launches */
-	double copy_ms;		/* device to host copies */
-	double sink_ms;		/* time in the sinks (writing) */
+	double copy_ms;		/* device to host copies, as far as the
+				   host waits for them */
+	double sink_ms;		/* time in the sinks (writing), and
+				   binning by sorting */
 	int fused_shared;	/* fused mode binned in shared memory (1) or
 				   by sorting (0) */
 	char device[128];	/* the device's name */

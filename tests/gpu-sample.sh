@@ -149,8 +149,8 @@ t_pipe gpu-fused-sort-pipe 0 "sample-gen -d gpu $G2s | histogram -d cpu -b 400 -
 noprov fs.txt > fs.np; noprov ps.txt > ps.np
 same_file gpu-fused-sort-equals-pipe fs.np ps.np
 # an open re-ranged axis: dropped samples counted and warned about
-t gpu-fused-drop 0 "sample-gen -d gpu $G2s -b -90:90:30 -b 36 -T > fd.txt"
-t_pipe gpu-fused-drop-pipe 0 "sample-gen -d gpu $G2s | histogram -d cpu -b -90:90:30 -b 36 -T > pd.txt"
+t gpu-fused-drop 0 "sample-gen -d gpu $G2s -b -150:150:30 -b 36 -T > fd.txt"
+t_pipe gpu-fused-drop-pipe 0 "sample-gen -d gpu $G2s | histogram -d cpu -b -150:150:30 -b 36 -T > pd.txt"
 noprov fd.txt > fd.np; noprov pd.txt > pd.np
 same_file gpu-fused-drop-equals-pipe fd.np pd.np
 ok gpu-fused-drop-warns grep -q 'window 1: [0-9]* of 30000 samples outside' gpu-fused-drop.err
