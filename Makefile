@@ -103,7 +103,7 @@ demo:
 	$(MAKE) -C pipelines/wham-2d demo
 
 bench: all
-	scripts/bench-wham-cpu
+	scripts/bench-wham
 
 lint:
 	scripts/install-deps check

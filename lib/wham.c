@@ -46,6 +46,7 @@
 #define LBFGS_MEMORY 12
 #define NEWTON_MAXWIN 2000
 #define NEWTON_MAXCELLS 12500000LL	/* H x sampled bins: 100 MB */
+#define NEWTON_MAXFLOP 2e8		/* H^2 x sampled bins */
 
 struct solver {
 	const struct wham_problem *p;
@@ -421,8 +422,12 @@ choose(const struct wham_problem *p, const struct wham_options *o)
 {
 	if (o->solver != WHAM_AUTO)
 		return o->solver;
+	/* a Hessian costs H^2 x sampled bins: Newton only where that is
+	 * cheap (1-D cases; 19^2 x 180^2 would take 4e9 a step, where
+	 * L-BFGS is 100x faster: scripts/bench-wham) */
 	if (p->nwin <= NEWTON_MAXWIN &&
-	    (long long)p->nwin * sampled_bins(p) <= NEWTON_MAXCELLS)
+	    (long long)p->nwin * sampled_bins(p) <= NEWTON_MAXCELLS &&
+	    (double)p->nwin * p->nwin * sampled_bins(p) <= NEWTON_MAXFLOP)
 		return WHAM_NEWTON;
 	return WHAM_LBFGS;
 }
