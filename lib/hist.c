@@ -241,3 +241,74 @@ fail:
 	free(line);
 	return -1;
 }
+
+int
+fek_binspec_parse(const char *arg, struct fek_binspec *b)
+{
+	char buf[256], *c1, *c2, *c3;
+
+	memset(b, 0, sizeof *b);
+	if (strchr(arg, ':') == NULL)
+		return fek_opt_long(arg, 1, 100000000L, "-b", &b->n);
+	if (strlen(arg) >= sizeof buf) {
+		fek_warnx("-b: '%s' is too long", arg);
+		return 1;
+	}
+	strcpy(buf, arg);
+	c1 = strchr(buf + 1, ':');
+	c2 = c1 ? strchr(c1 + 2, ':') : NULL;
+	if (c1 == NULL || c2 == NULL) {
+		fek_warnx("-b: '%s' is not bins or lo:hi:bins[:p]", arg);
+		return 1;
+	}
+	*c1++ = '\0';
+	*c2++ = '\0';
+	c3 = strchr(c2, ':');
+	if (c3) {
+		*c3++ = '\0';
+		if (strcmp(c3, "p") != 0) {
+			fek_warnx("-b: '%s': the fourth field must be 'p'",
+			    arg);
+			return 1;
+		}
+		b->periodic = 1;
+	}
+	if (fek_opt_double(buf, -HUGE_VAL, HUGE_VAL, "-b", &b->lo) ||
+	    fek_opt_double(c1, -HUGE_VAL, HUGE_VAL, "-b", &b->hi) ||
+	    fek_opt_long(c2, 1, 100000000L, "-b", &b->n))
+		return 1;
+	if (!(b->lo < b->hi)) {
+		fek_warnx("-b: '%s': lo must be below hi", arg);
+		return 1;
+	}
+	b->explicit = 1;
+	return 0;
+}
+
+int
+fek_binspec_apply(const struct fek_binspec *bs, int nb, struct fek_grid *g)
+{
+	long long total = 1;
+	int d;
+
+	if (nb != g->ndim && !(nb == 1 && !bs[0].explicit))
+		return fek_seterr(FEK_EX_USAGE, "%d -b option%s for %d "
+		    "dimension%s", nb, nb > 1 ? "s" : "", g->ndim,
+		    g->ndim > 1 ? "s" : "");
+	for (d = 0; d < g->ndim; d++) {
+		const struct fek_binspec *b = &bs[nb == 1 ? 0 : d];
+
+		if (b->explicit) {
+			g->ax[d].lo = b->lo;
+			g->ax[d].hi = b->hi;
+			g->ax[d].periodic = b->periodic;
+		}
+		g->ax[d].nbins = b->n;
+		total *= b->n;
+		if (total > (1LL << 32))
+			return fek_seterr(FEK_EX_USAGE, "-b: more than 2^32 "
+			    "bins");
+	}
+	g->nbins = total;
+	return 0;
+}

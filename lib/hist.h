@@ -24,6 +24,22 @@ int	fek_hist_add(struct fek_hist *h, const double *x, long n,
 	    long long first_row);
 long long fek_hist_nonzero(const struct fek_hist *h);
 
+/* A -b option of histogram(1) and sample-gen(1): "bins" divides the axis
+ * of the input, "lo:hi:bins[:p]" sets the range (periodic with :p). */
+struct fek_binspec {
+	double lo, hi;
+	long n;
+	int periodic;
+	int explicit;		/* lo:hi:n given */
+};
+
+/* 0, or a warning "prog: -b: ..." and 1 (counted like fek_opt_*). */
+int	fek_binspec_parse(const char *arg, struct fek_binspec *b);
+/* Apply nb -b options (one per axis, or one bins for all) to the axes of
+ * g and set its bins; -1 with fek_seterr(64) when they do not fit. */
+int	fek_binspec_apply(const struct fek_binspec *bs, int nb,
+	    struct fek_grid *g);
+
 /* One line of a Grossfield metadata file, extended to D dimensions:
  *   path c1..cD k1..kD [correl_time [temperature]] */
 struct fek_meta {

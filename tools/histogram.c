@@ -18,13 +18,6 @@
 
 #define MAXB FEK_MAXDIM
 
-struct binspec {
-	double lo, hi;
-	long n;
-	int periodic;
-	int explicit;		/* lo:hi:n given */
-};
-
 static void
 usage(void)
 {
@@ -35,78 +28,15 @@ usage(void)
 	exit(FEK_EX_USAGE);
 }
 
-static int
-parse_bins(const char *arg, struct binspec *b)
-{
-	char buf[256], *c1, *c2, *c3;
-
-	memset(b, 0, sizeof *b);
-	if (strchr(arg, ':') == NULL)
-		return fek_opt_long(arg, 1, 100000000L, "-b", &b->n);
-	if (strlen(arg) >= sizeof buf) {
-		fek_warnx("-b: '%s' is too long", arg);
-		return 1;
-	}
-	strcpy(buf, arg);
-	c1 = strchr(buf + 1, ':');
-	c2 = c1 ? strchr(c1 + 2, ':') : NULL;
-	if (c1 == NULL || c2 == NULL) {
-		fek_warnx("-b: '%s' is not bins or lo:hi:bins[:p]", arg);
-		return 1;
-	}
-	*c1++ = '\0';
-	*c2++ = '\0';
-	c3 = strchr(c2, ':');
-	if (c3) {
-		*c3++ = '\0';
-		if (strcmp(c3, "p") != 0) {
-			fek_warnx("-b: '%s': the fourth field must be 'p'",
-			    arg);
-			return 1;
-		}
-		b->periodic = 1;
-	}
-	if (fek_opt_double(buf, -HUGE_VAL, HUGE_VAL, "-b", &b->lo) ||
-	    fek_opt_double(c1, -HUGE_VAL, HUGE_VAL, "-b", &b->hi) ||
-	    fek_opt_long(c2, 1, 100000000L, "-b", &b->n))
-		return 1;
-	if (!(b->lo < b->hi)) {
-		fek_warnx("-b: '%s': lo must be below hi", arg);
-		return 1;
-	}
-	b->explicit = 1;
-	return 0;
-}
-
 /* The grid of a section: its AXIS lines, with -b applied. */
 static int
 make_grid(struct fek_reader *r, const struct fek_header *h,
-    const struct binspec *bs, int nb, struct fek_grid *g)
+    const struct fek_binspec *bs, int nb, struct fek_grid *g)
 {
-	long long total = 1;
-	int d;
-
 	if (fek_grid_read(r, h, g, 0) < 0)
 		return -1;
-	if (nb != g->ndim && !(nb == 1 && !bs[0].explicit))
-		return fek_rerr(r, FEK_EX_USAGE, "%d -b option%s for %d "
-		    "dimension%s", nb, nb > 1 ? "s" : "", g->ndim,
-		    g->ndim > 1 ? "s" : "");
-	for (d = 0; d < g->ndim; d++) {
-		const struct binspec *b = &bs[nb == 1 ? 0 : d];
-
-		if (b->explicit) {
-			g->ax[d].lo = b->lo;
-			g->ax[d].hi = b->hi;
-			g->ax[d].periodic = b->periodic;
-		}
-		g->ax[d].nbins = b->n;
-		total *= b->n;
-		if (total > (1LL << 32))
-			return fek_rerr(r, FEK_EX_USAGE, "-b: more than 2^32 "
-			    "bins");
-	}
-	g->nbins = total;
+	if (fek_binspec_apply(bs, nb, g) < 0)
+		return fek_rerr(r, FEK_EX_USAGE, "%s", fek_errmsg());
 	return 0;
 }
 
@@ -160,7 +90,7 @@ write_hist(struct fek_writer *w, const struct fek_header *in,
 }
 
 static void
-from_metadata(const char *meta, const struct binspec *bs, int nb,
+from_metadata(const char *meta, const struct fek_binspec *bs, int nb,
     double temp, int temp_given, enum fek_unit eunit, const char *unit,
     struct fek_writer *w, int argc, char **argv)
 {
@@ -224,7 +154,7 @@ from_metadata(const char *meta, const struct binspec *bs, int nb,
 }
 
 static void
-from_stream(const char *path, const struct binspec *bs, int nb,
+from_stream(const char *path, const struct fek_binspec *bs, int nb,
     struct fek_writer *w, int argc, char **argv)
 {
 	struct fek_reader r;
@@ -341,7 +271,7 @@ die_after(struct pending *p)
 }
 
 static void
-from_stream_gpu(const char *path, const struct binspec *bs, int nb,
+from_stream_gpu(const char *path, const struct fek_binspec *bs, int nb,
     struct pending *p)
 {
 	struct fek_reader r;
@@ -432,7 +362,7 @@ main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct binspec bs[MAXB];
+	struct fek_binspec bs[MAXB];
 	struct fek_writer w;
 	FILE *out;
 	enum fek_unit eunit = FEK_KCAL;
@@ -450,7 +380,7 @@ main(int argc, char **argv)
 				fek_warnx("-b: at most %d dimensions", MAXB);
 				nerr++;
 			} else
-				nerr += parse_bins(optarg, &bs[nb++]);
+				nerr += fek_binspec_parse(optarg, &bs[nb++]);
 			break;
 		case 'd':
 			if (fek_device_parse(optarg, &dev) < 0) {

@@ -21,13 +21,6 @@
 
 #define MAXB FEK_MAXDIM
 
-struct binspec {
-	double lo, hi;
-	long n;
-	int periodic;
-	int explicit;		/* lo:hi:n given */
-};
-
 /* What every window's section needs, for the CPU loop and the GPU sinks
  * alike. */
 struct out {
@@ -85,77 +78,15 @@ grid_windows(const struct fek_grid *g, long count, double spring, long *n)
 	return w;
 }
 
-/* -b as histogram(1) takes it: bins, or lo:hi:bins[:p]. */
-static int
-parse_bins(const char *arg, struct binspec *b)
-{
-	char buf[256], *c1, *c2, *c3;
-
-	memset(b, 0, sizeof *b);
-	if (strchr(arg, ':') == NULL)
-		return fek_opt_long(arg, 1, 100000000L, "-b", &b->n);
-	if (strlen(arg) >= sizeof buf) {
-		fek_warnx("-b: '%s' is too long", arg);
-		return 1;
-	}
-	strcpy(buf, arg);
-	c1 = strchr(buf + 1, ':');
-	c2 = c1 ? strchr(c1 + 2, ':') : NULL;
-	if (c1 == NULL || c2 == NULL) {
-		fek_warnx("-b: '%s' is not bins or lo:hi:bins[:p]", arg);
-		return 1;
-	}
-	*c1++ = '\0';
-	*c2++ = '\0';
-	c3 = strchr(c2, ':');
-	if (c3) {
-		*c3++ = '\0';
-		if (strcmp(c3, "p") != 0) {
-			fek_warnx("-b: '%s': the fourth field must be 'p'",
-			    arg);
-			return 1;
-		}
-		b->periodic = 1;
-	}
-	if (fek_opt_double(buf, -HUGE_VAL, HUGE_VAL, "-b", &b->lo) ||
-	    fek_opt_double(c1, -HUGE_VAL, HUGE_VAL, "-b", &b->hi) ||
-	    fek_opt_long(c2, 1, 100000000L, "-b", &b->n))
-		return 1;
-	if (!(b->lo < b->hi)) {
-		fek_warnx("-b: '%s': lo must be below hi", arg);
-		return 1;
-	}
-	b->explicit = 1;
-	return 0;
-}
-
 /* The histogram grid: the domain with -b applied, as histogram(1) makes it
  * from a samples section's AXIS lines. */
 static void
-make_hgrid(const struct fek_grid *dom, const struct binspec *bs, int nb,
+make_hgrid(const struct fek_grid *dom, const struct fek_binspec *bs, int nb,
     struct fek_grid *g)
 {
-	long long total = 1;
-	int d;
-
-	if (nb != dom->ndim && !(nb == 1 && !bs[0].explicit))
-		fek_errx(FEK_EX_USAGE, "%d -b option%s for %d dimension%s", nb,
-		    nb > 1 ? "s" : "", dom->ndim, dom->ndim > 1 ? "s" : "");
 	*g = *dom;
-	for (d = 0; d < g->ndim; d++) {
-		const struct binspec *b = &bs[nb == 1 ? 0 : d];
-
-		if (b->explicit) {
-			g->ax[d].lo = b->lo;
-			g->ax[d].hi = b->hi;
-			g->ax[d].periodic = b->periodic;
-		}
-		g->ax[d].nbins = b->n;
-		total *= b->n;
-		if (total > (1LL << 32))
-			fek_errx(FEK_EX_USAGE, "-b: more than 2^32 bins");
-	}
-	g->nbins = total;
+	if (fek_binspec_apply(bs, nb, g) < 0)
+		fek_die();
 }
 
 /* The keys a window's section shares in both modes, in the order of a
@@ -287,7 +218,7 @@ main(int argc, char **argv)
 	struct fek_window *win = NULL;
 	struct fek_envelope *env;
 	struct fek_sample_stats st = { 0, 0 };
-	struct binspec bs[MAXB];
+	struct fek_binspec bs[MAXB];
 	struct out o;
 	enum fek_device dev = FEK_DEV_AUTO, use;
 	enum fek_unit eunit = FEK_KCAL;
@@ -306,7 +237,7 @@ main(int argc, char **argv)
 				fek_warnx("-b: at most %d dimensions", MAXB);
 				nerr++;
 			} else
-				nerr += parse_bins(optarg, &bs[nb++]);
+				nerr += fek_binspec_parse(optarg, &bs[nb++]);
 			break;
 		case 'c':
 			nerr += fek_opt_double(optarg, 1, 1e9, "-c", &corr);
