@@ -1,7 +1,7 @@
 /*
  * device.cu - the CUDA device probe behind -d gpu|auto.  A device counts as
  * usable when the runtime reports one and a context can be made on it.
- * FEK_CUDA_SYNC=1 is honoured by the kernels' launch checks (fek_cuda.h).
+ * FEK_CUDA_SYNC=1 is honoured by the kernels' launch checks (cuda_check.cuh).
  */
 #include <stdio.h>
 

@@ -22,6 +22,7 @@ extern "C" {
 #include "fek.h"
 #include "grid.h"
 }
+#include "cuda_check.cuh"
 #include "hist.cuh"
 
 #define PIECE (1LL << 24)	/* points binned per sort */
@@ -57,26 +58,10 @@ struct fek_gpu_binner {
 	double acc_total, acc_dropped;
 };
 
-static int
-cuda_fail(cudaError_t rc, const char *what)
-{
-	return fek_seterr(FEK_EX_SOFTWARE, "CUDA: %s: %s", what,
-	    cudaGetErrorString(rc));
-}
 
 #define CK(call) do { cudaError_t rc_ = (call); \
-	if (rc_ != cudaSuccess) return cuda_fail(rc_, #call); } while (0)
+	if (rc_ != cudaSuccess) return fek_cuda_fail(rc_, #call); } while (0)
 
-static int
-launch_check(const char *what)
-{
-	cudaError_t rc = cudaGetLastError();
-	const char *sync = getenv("FEK_CUDA_SYNC");
-
-	if (rc == cudaSuccess && sync != NULL && strcmp(sync, "1") == 0)
-		rc = cudaDeviceSynchronize();
-	return rc == cudaSuccess ? 0 : cuda_fail(rc, what);
-}
 
 /* cudaMalloc'd *p of at least need bytes (contents not kept). */
 static int
@@ -363,7 +348,7 @@ fek_gpu_bin(struct fek_gpu_binner *b, const struct fek_grid *g,
 		if ((e = cudaMemcpy(b->dstart, b->hstart, nsp *
 		    sizeof(long long), cudaMemcpyHostToDevice)) !=
 		    cudaSuccess) {
-			rc = cuda_fail(e, "cudaMemcpy");
+			rc = fek_cuda_fail(e, "cudaMemcpy");
 			break;
 		}
 		if (x_on_device)
@@ -375,7 +360,7 @@ fek_gpu_bin(struct fek_gpu_binner *b, const struct fek_grid *g,
 			if ((e = cudaMemcpy(b->dx, x + r0 * D, n * D *
 			    sizeof(double), cudaMemcpyHostToDevice)) !=
 			    cudaSuccess) {
-				rc = cuda_fail(e, "cudaMemcpy");
+				rc = fek_cuda_fail(e, "cudaMemcpy");
 				break;
 			}
 			px = b->dx;
@@ -383,7 +368,7 @@ fek_gpu_bin(struct fek_gpu_binner *b, const struct fek_grid *g,
 		bin_keys<<<(unsigned)((n + THREADS - 1) / THREADS < 65536 ?
 		    (n + THREADS - 1) / THREADS : 65536), THREADS>>>(bg, px,
 		    n, b->dstart, nsp, bb, (unsigned long long)nbins, b->k1);
-		if ((rc = launch_check("bin_keys")) < 0)
+		if ((rc = fek_cuda_launched("bin_keys")) < 0)
 			break;
 		cub::DeviceRadixSort::SortKeys(NULL, t1, b->k1, b->k2, n, 0,
 		    bb + sb);
@@ -396,14 +381,14 @@ fek_gpu_bin(struct fek_gpu_binner *b, const struct fek_grid *g,
 		    b->k2, n, 0, bb + sb)) != cudaSuccess ||
 		    (e = cub::DeviceRunLengthEncode::Encode(b->tmp, t2, b->k2,
 		    b->uniq, b->counts, b->nruns, n)) != cudaSuccess) {
-			rc = cuda_fail(e, "cub");
+			rc = fek_cuda_fail(e, "cub");
 			break;
 		}
-		if ((rc = launch_check("cub")) < 0)
+		if ((rc = fek_cuda_launched("cub")) < 0)
 			break;
 		if ((e = cudaMemcpy(&hruns, b->nruns, sizeof(int),
 		    cudaMemcpyDeviceToHost)) != cudaSuccess) {
-			rc = cuda_fail(e, "cudaMemcpy");
+			rc = fek_cuda_fail(e, "cudaMemcpy");
 			break;
 		}
 		nr = hruns;
@@ -415,7 +400,7 @@ fek_gpu_bin(struct fek_gpu_binner *b, const struct fek_grid *g,
 		    cudaMemcpyDeviceToHost)) != cudaSuccess ||
 		    (e = cudaMemcpy(b->hcounts, b->counts, nr * sizeof(int),
 		    cudaMemcpyDeviceToHost)) != cudaSuccess) {
-			rc = cuda_fail(e, "cudaMemcpy");
+			rc = fek_cuda_fail(e, "cudaMemcpy");
 			break;
 		}
 		/* the runs, section by section */

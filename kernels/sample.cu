@@ -50,8 +50,10 @@
 extern "C" {
 #include "fek.h"
 #include "grid.h"
+#include "sample.h"
 #include "expr_cuda.h"
 }
+#include "cuda_check.cuh"
 #include "hist.cuh"
 #include "sample.cuh"
 
@@ -649,52 +651,11 @@ now_ms(void)
 	return t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
 }
 
-static int
-cuda_fail(cudaError_t rc, const char *what)
-{
-	return fek_seterr(FEK_EX_SOFTWARE, "CUDA: %s: %s", what,
-	    cudaGetErrorString(rc));
-}
 
 #define CK(call) do { cudaError_t rc_ = (call); \
-	if (rc_ != cudaSuccess) { cuda_fail(rc_, #call); goto fail; } \
+	if (rc_ != cudaSuccess) { fek_cuda_fail(rc_, #call); goto fail; } \
 	} while (0)
 
-static int
-launch_check(const char *what)
-{
-	cudaError_t rc = cudaGetLastError();
-	const char *sync = getenv("FEK_CUDA_SYNC");
-
-	if (rc == cudaSuccess && sync != NULL && strcmp(sync, "1") == 0)
-		rc = cudaDeviceSynchronize();
-	return rc == cudaSuccess ? 0 : cuda_fail(rc, what);
-}
-
-/* The envelope geometry of lib/sample.c (cells_per_axis and
- * lattice_points there). */
-static long
-cells_per_axis(int ndim)
-{
-	long n = (long)floor(pow(4096.0, 1.0 / ndim) + 1e-9);
-
-	return n < 2 ? 2 : n > 256 ? 256 : n;
-}
-
-static int
-lattice_points(int ndim)
-{
-	return ndim == 1 ? 9 : ndim == 2 ? 5 : ndim == 3 ? 3 : 2;
-}
-
-static unsigned long long
-splitmix64(unsigned long long x)
-{
-	x += 0x9e3779b97f4a7c15ULL;
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-	return x ^ (x >> 31);
-}
 
 static unsigned long long
 fnv1a(unsigned long long h, const void *p, size_t n)
@@ -966,7 +927,7 @@ launch(struct run *R, const int *list, int n, int batch0)
 
 	if (cudaMemcpy(R->d_list, list, n * sizeof(int),
 	    cudaMemcpyHostToDevice) != cudaSuccess)
-		return cuda_fail(cudaGetLastError(), "cudaMemcpy");
+		return fek_cuda_fail(cudaGetLastError(), "cudaMemcpy");
 	R->p.list = R->d_list;
 	R->p.nlist = n;
 	R->p.batch0 = batch0;
@@ -975,9 +936,9 @@ launch(struct run *R, const int *list, int n, int batch0)
 	if (cudaLaunchKernel((const void *)R->ksamp, dim3(n < R->blocks ?
 	    n : R->blocks), dim3(R->threads), args, R->smem, 0) !=
 	    cudaSuccess)
-		return cuda_fail(cudaGetLastError(), "fek_sample");
+		return fek_cuda_fail(cudaGetLastError(), "fek_sample");
 	cudaEventRecord(R->ev1);
-	return launch_check("fek_sample");
+	return fek_cuda_launched("fek_sample");
 }
 
 static int
@@ -987,7 +948,7 @@ wait_kernel(struct run *R)
 	cudaError_t rc = cudaEventSynchronize(R->ev1);
 
 	if (rc != cudaSuccess)
-		return cuda_fail(rc, "fek_sample");
+		return fek_cuda_fail(rc, "fek_sample");
 	cudaEventElapsedTime(&ms, R->ev0, R->ev1);
 	R->st->kernel_ms += ms;
 	return 0;
@@ -1008,7 +969,7 @@ settle(struct run *R, int b0, int b1, int *bad)
 			break;
 		if (cudaMemcpy(R->status + b0, R->d_status + b0, (b1 - b0) *
 		    sizeof(int), cudaMemcpyDeviceToHost) != cudaSuccess) {
-			rc = cuda_fail(cudaGetLastError(), "cudaMemcpy");
+			rc = fek_cuda_fail(cudaGetLastError(), "cudaMemcpy");
 			break;
 		}
 		*bad = b1;
@@ -1029,7 +990,7 @@ settle(struct run *R, int b0, int b1, int *bad)
 			    sizeof(long long));
 		if (cudaMemcpy(clip, R->d_clipw, R->ncell * sizeof(long long),
 		    cudaMemcpyDeviceToHost) != cudaSuccess) {
-			rc = cuda_fail(cudaGetLastError(), "cudaMemcpy");
+			rc = fek_cuda_fail(cudaGetLastError(), "cudaMemcpy");
 			break;
 		}
 		for (long long c = 0; c < R->ncell; c++)
@@ -1057,7 +1018,7 @@ settle(struct run *R, int b0, int b1, int *bad)
 		    sizeof(double), cudaMemcpyHostToDevice) != cudaSuccess ||
 		    cudaMemcpy(R->d_attempt, R->attempt, R->nw * sizeof(int),
 		    cudaMemcpyHostToDevice) != cudaSuccess) {
-			rc = cuda_fail(cudaGetLastError(), "cudaMemcpy");
+			rc = fek_cuda_fail(cudaGetLastError(), "cudaMemcpy");
 			break;
 		}
 		if ((rc = launch(R, list, n, b0)) < 0)
@@ -1086,7 +1047,7 @@ window_error(struct run *R, int slot)
 
 		if (cudaMemcpy(x, R->d_badx + (long long)slot * R->D, R->D *
 		    sizeof(double), cudaMemcpyDeviceToHost) != cudaSuccess)
-			return cuda_fail(cudaGetLastError(), "cudaMemcpy");
+			return fek_cuda_fail(cudaGetLastError(), "cudaMemcpy");
 		for (int d = 0; d < R->D; d++)
 			n += snprintf(at + n, sizeof at - n, "%s%g",
 			    d ? "," : "", x[d]);
@@ -1133,7 +1094,7 @@ build_envelope(struct run *R, cudaKernel_t klat, long np)
 	CK(cudaLaunchKernel((const void *)klat, dim3((unsigned)((npts + 255) /
 	    256 < 65536 ? (npts + 255) / 256 : 65536)), dim3(256), args, 0,
 	    0));
-	if (launch_check("fek_lattice") < 0)
+	if (fek_cuda_launched("fek_lattice") < 0)
 		goto fail;
 	wmin = (long long *)fek_alloc(R->ncell, sizeof(long long));
 	wmax = (long long *)fek_alloc(R->ncell, sizeof(long long));
@@ -1252,7 +1213,7 @@ stream_windows(struct run *R, const char *dbase, const unsigned long long *off,
 				R->stage[i] = NULL;
 				if (cudaMallocHost((void **)&R->stage[i], cap) !=
 				    cudaSuccess)
-					return cuda_fail(cudaGetLastError(),
+					return fek_cuda_fail(cudaGetLastError(),
 					    "cudaMallocHost");
 			}
 			R->stage_cap = cap;
@@ -1269,7 +1230,7 @@ stream_windows(struct run *R, const char *dbase, const unsigned long long *off,
 	    off[start[i] - b0], bytes, cudaMemcpyDeviceToHost, R->cs) != \
 	    cudaSuccess) || cudaEventRecord(R->evs[i], R->cs) != \
 	    cudaSuccess) \
-		return cuda_fail(cudaGetLastError(), "cudaMemcpyAsync"); \
+		return fek_cuda_fail(cudaGetLastError(), "cudaMemcpyAsync"); \
 	n++; \
 	} while (0)
 	if (next < b1)
@@ -1279,7 +1240,7 @@ stream_windows(struct run *R, const char *dbase, const unsigned long long *off,
 			ISSUE(1 - cur);
 		t = now_ms();
 		if (cudaEventSynchronize(R->evs[cur]) != cudaSuccess)
-			return cuda_fail(cudaGetLastError(), "copy");
+			return fek_cuda_fail(cudaGetLastError(), "copy");
 		R->st->copy_ms += now_ms() - t;
 		t = now_ms();
 		for (long w = start[cur]; w < end[cur]; w++)
@@ -1324,8 +1285,8 @@ fek_gpu_sample(const struct fek_gpu_sample_spec *spec,
 	R.D = dom->ndim;
 	R.nw = spec->last - spec->first + 1;
 	R.fused = spec->bins != NULL;
-	nc = cells_per_axis(R.D);
-	R.m = lattice_points(R.D);
+	nc = fek_envelope_cells_per_axis(R.D);
+	R.m = fek_envelope_lattice_points(R.D);
 	np = nc * (R.m - 1) + 1;
 	R.ncell = 1;
 	for (int d = 0; d < R.D; d++)
@@ -1413,7 +1374,7 @@ fek_gpu_sample(const struct fek_gpu_sample_spec *spec,
 	R.p.nsamp = n;
 	R.p.maxprop = 1e4 * (double)n + 1e7;
 	R.p.win0 = spec->first - 1;
-	key = splitmix64(spec->seed);
+	key = fek_splitmix64(spec->seed);
 	R.p.key0 = (unsigned int)key;
 	R.p.key1 = (unsigned int)(key >> 32);
 
@@ -1444,7 +1405,7 @@ fek_gpu_sample(const struct fek_gpu_sample_spec *spec,
 		    cudaMemcpyHostToDevice) != cudaSuccess) {
 			free(c);
 			free(k);
-			cuda_fail(cudaGetLastError(), "cudaMalloc");
+			fek_cuda_fail(cudaGetLastError(), "cudaMalloc");
 			goto fail;
 		}
 		free(c);
@@ -1575,7 +1536,7 @@ fek_gpu_sample(const struct fek_gpu_sample_spec *spec,
 				    bad - b0 : 4096), 256>>>((const uint2 *)
 				    R.d_pairs, (uint2 *)R.d_ord, R.d_woff,
 				    R.d_wnnz, R.d_ooff, b0, bad - b0);
-				if (launch_check("gather_pairs") < 0)
+				if (fek_cuda_launched("gather_pairs") < 0)
 					goto fail;
 			}
 			for (long w = b0; w < bad; w++)

@@ -77,6 +77,9 @@ int	fek_opt_unit(const char *arg, int allow_kT, const char *what,
 
 /* rng.c: per-stream seeding of GSL generators. */
 gsl_rng	*fek_rng_new(unsigned long long seed, unsigned long long stream);
+/* SplitMix64 (Steele, Lea, Flood 2014): the mixer of the seeds above and
+ * of the GPU's Philox keys. */
+unsigned long long fek_splitmix64(unsigned long long x);
 void	fek_rng_free(gsl_rng *r);
 
 /* expr.c: user formulas through GNU libmatheval. */

@@ -8,8 +8,8 @@
 
 #include "fek.h"
 
-static unsigned long long
-splitmix64(unsigned long long x)
+unsigned long long
+fek_splitmix64(unsigned long long x)
 {
 	x += 0x9e3779b97f4a7c15ULL;
 	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
@@ -27,7 +27,7 @@ fek_rng_new(unsigned long long seed, unsigned long long stream)
 	if (r == NULL)
 		fek_errx(FEK_EX_SOFTWARE, "cannot allocate a random number "
 		    "generator");
-	s = (unsigned long)(splitmix64(splitmix64(seed) ^ stream) &
+	s = (unsigned long)(fek_splitmix64(fek_splitmix64(seed) ^ stream) &
 	    0xffffffffUL);
 	gsl_rng_set(r, s ? s : 4357);
 	return r;

@@ -26,16 +26,16 @@ struct fek_envelope {
 	double *mass;		/* envelope mass per cell */
 };
 
-static long
-cells_per_axis(int ndim)
+long
+fek_envelope_cells_per_axis(int ndim)
 {
 	long n = (long)floor(pow(4096.0, 1.0 / ndim) + 1e-9);
 
 	return n < 2 ? 2 : n > 256 ? 256 : n;
 }
 
-static int
-lattice_points(int ndim)
+int
+fek_envelope_lattice_points(int ndim)
 {
 	return ndim == 1 ? 9 : ndim == 2 ? 5 : ndim == 3 ? 3 : 2;
 }
@@ -44,8 +44,8 @@ struct fek_envelope *
 fek_envelope_new(fek_expr *pmf, const struct fek_grid *dom, double beta)
 {
 	struct fek_envelope *env;
-	int D = dom->ndim, m = lattice_points(D), d;
-	long nc = cells_per_axis(D), np = nc * (m - 1) + 1;
+	int D = dom->ndim, m = fek_envelope_lattice_points(D), d;
+	long nc = fek_envelope_cells_per_axis(D), np = nc * (m - 1) + 1;
 	long long c, npts = 1, k;
 	double *wmin, *wmax, x[FEK_MAXDIM];
 	long idx[FEK_MAXDIM];

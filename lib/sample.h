@@ -20,6 +20,11 @@ struct fek_envelope;
 struct fek_envelope *fek_envelope_new(fek_expr *pmf,
 	    const struct fek_grid *g, double beta);
 void	fek_envelope_free(struct fek_envelope *env);
+/* The envelope's geometry for ndim dimensions: cells per axis, and lattice
+ * points per cell edge at which W is evaluated (shared with the GPU
+ * sampler, kernels/sample.cu, so both build the same envelope). */
+long	fek_envelope_cells_per_axis(int ndim);
+int	fek_envelope_lattice_points(int ndim);
 
 struct fek_sample_stats {
 	double proposals;	/* trial points drawn */
