@@ -15,7 +15,8 @@
 #include "stream.h"
 
 #define HDR_MAXLINE 65536
-#define BLOCK_BYTES (1 << 16)
+#define BLOCK_BYTES (1 << 16)	/* rows per block of ROWS ? */
+#define CHUNK_BYTES (1 << 20)	/* bytes per fread/fwrite of rows */
 
 static const char *type_names[] = { "f64", "f32", "i64", "i32" };
 static const size_t type_sizes[] = { 8, 4, 8, 4 };
@@ -298,8 +299,10 @@ fek_reader_close(struct fek_reader *r)
 	if (r->owned && r->fp)
 		fclose(r->fp);
 	free(r->line);
+	free(r->chunk);
 	r->fp = NULL;
 	r->line = NULL;
+	r->chunk = NULL;
 }
 
 /* Read one line into r->line without its newline.  Returns its length,
@@ -577,43 +580,80 @@ cell_from_bytes(const unsigned char *b, enum fek_type t, double *v)
 	return isnan(*v) ? -1 : 0;
 }
 
+/* Rows the binary reader and writer move per fread/fwrite. */
+static size_t
+chunk_rows(size_t rowsize)
+{
+	return CHUNK_BYTES / rowsize + 1;
+}
+
 static long
 read_rows_binary(struct fek_reader *r, double *buf, long max)
 {
-	unsigned char tmp[FEK_MAXCOLS * 8], cnt[8];
-	size_t rowsize = 0, off;
+	unsigned char cnt[8];
+	size_t rowsize = 0, off, k, want, got_bytes, i;
 	long got = 0;
 	int c;
 
 	for (c = 0; c < r->ncols; c++)
 		rowsize += type_sizes[r->types[c]];
+	if (r->chunk == NULL)	/* chunk_rows(any row size) rows fit */
+		r->chunk = fek_alloc(CHUNK_BYTES + FEK_MAXCOLS * 8, 1);
 	while (got < max) {
 		if (r->rows >= 0) {
 			if (r->row >= r->rows)
 				break;
-		} else if (r->block_left == 0) {
-			uint64_t k = 0;
-			int i;
+			k = (size_t)(r->rows - r->row);
+		} else {
+			if (r->block_left == 0) {
+				uint64_t n = 0;
+				int j;
 
-			if (r->block_end)
-				break;
-			if (fread(cnt, 1, 8, r->fp) != 8)
-				return fek_rerr(r, FEK_EX_DATA, "truncated "
-				    "payload: missing block count after row "
-				    "%lld", r->row);
-			for (i = 7; i >= 0; i--)
-				k = (k << 8) | cnt[i];
-			if (k == 0) {
-				r->block_end = 1;
-				break;
+				if (r->block_end)
+					break;
+				if (fread(cnt, 1, 8, r->fp) != 8)
+					return fek_rerr(r, FEK_EX_DATA,
+					    "truncated payload: missing block "
+					    "count after row %lld", r->row);
+				for (j = 7; j >= 0; j--)
+					n = (n << 8) | cnt[j];
+				if (n == 0) {
+					r->block_end = 1;
+					break;
+				}
+				if (n > (1ULL << 40))
+					return fek_rerr(r, FEK_EX_DATA, "bad "
+					    "block count %llu after row %lld",
+					    (unsigned long long)n, r->row);
+				r->block_left = (long long)n;
 			}
-			if (k > (1ULL << 40))
-				return fek_rerr(r, FEK_EX_DATA, "bad block "
-				    "count %llu after row %lld",
-				    (unsigned long long)k, r->row);
-			r->block_left = (long long)k;
+			k = (size_t)r->block_left;
 		}
-		if (fread(tmp, 1, rowsize, r->fp) != rowsize) {
+		if (k > (size_t)(max - got))
+			k = (size_t)(max - got);
+		if (k > chunk_rows(rowsize))
+			k = chunk_rows(rowsize);
+		want = k * rowsize;
+		got_bytes = fread(r->chunk, 1, want, r->fp);
+		k = got_bytes / rowsize;	/* the whole rows that came */
+		for (i = 0; i < k; i++) {
+			const unsigned char *row = r->chunk + i * rowsize;
+			double *dst = buf + (got + (long)i) * r->ncols;
+
+			for (c = 0, off = 0; c < r->ncols; c++) {
+				if (cell_from_bytes(row + off, r->types[c],
+				    &dst[c]) < 0)
+					return fek_rerr(r, FEK_EX_DATA, "row "
+					    "%lld: column %d: NaN", r->row +
+					    (long long)i + 1, c + 1);
+				off += type_sizes[r->types[c]];
+			}
+		}
+		if (r->rows < 0)
+			r->block_left -= (long long)k;
+		r->row += (long long)k;
+		got += (long)k;
+		if (got_bytes != want) {
 			if (r->rows >= 0)
 				return fek_rerr(r, FEK_EX_DATA, "truncated "
 				    "payload: %lld of %lld rows", r->row,
@@ -621,17 +661,6 @@ read_rows_binary(struct fek_reader *r, double *buf, long max)
 			return fek_rerr(r, FEK_EX_DATA, "truncated payload "
 			    "at row %lld", r->row + 1);
 		}
-		for (c = 0, off = 0; c < r->ncols; c++) {
-			if (cell_from_bytes(tmp + off, r->types[c],
-			    &buf[got * r->ncols + c]) < 0)
-				return fek_rerr(r, FEK_EX_DATA, "row %lld: "
-				    "column %d: NaN", r->row + 1, c + 1);
-			off += type_sizes[r->types[c]];
-		}
-		if (r->rows < 0)
-			r->block_left--;
-		r->row++;
-		got++;
 	}
 	return got;
 }
@@ -844,10 +873,12 @@ fek_begin_section(struct fek_writer *w, const struct fek_header *h)
 	w->written = 0;
 	w->open = 1;
 	w->block_rows = 0;
-	if (!w->text && w->rows < 0) {
-		w->block_cap = BLOCK_BYTES / (long)w->rowsize + 1;
-		free(w->block);
-		w->block = fek_alloc((size_t)w->block_cap, w->rowsize);
+	if (!w->text) {
+		/* ROWS ?: one block of rows at a time; counted rows: chunks */
+		w->block_cap = w->rows < 0 ? BLOCK_BYTES / (long)w->rowsize +
+		    1 : (long)chunk_rows(w->rowsize);
+		if (w->block == NULL)	/* once: chunk_rows(any size) fit */
+			w->block = fek_alloc(CHUNK_BYTES + FEK_MAXCOLS * 8, 1);
 	}
 	return ferror(fp) ? werr(w) : 0;
 }
@@ -901,6 +932,18 @@ flush_block(struct fek_writer *w)
 	return 0;
 }
 
+/* The buffered rows of a section with a row count, as they are. */
+static int
+flush_chunk(struct fek_writer *w)
+{
+	size_t k = (size_t)w->block_rows;
+
+	if (fwrite(w->block, w->rowsize, k, w->fp) != k)
+		return werr(w);
+	w->block_rows = 0;
+	return 0;
+}
+
 /* Shortest of %.15g, %.17g that reads back exactly. */
 static void
 put_double(FILE *fp, double v)
@@ -920,7 +963,7 @@ put_double(FILE *fp, double v)
 int
 fek_write_rows(struct fek_writer *w, const double *rows, long n)
 {
-	unsigned char tmp[FEK_MAXCOLS * 8], *dst;
+	unsigned char *dst;
 	long i;
 	int c;
 	size_t off;
@@ -952,21 +995,19 @@ fek_write_rows(struct fek_writer *w, const double *rows, long n)
 			putc('\n', w->fp);
 			continue;
 		}
-		if (w->rows < 0)
-			dst = w->block + (size_t)w->block_rows * w->rowsize;
-		else
-			dst = tmp;
+		dst = w->block + (size_t)w->block_rows * w->rowsize;
 		for (c = 0, off = 0; c < w->ncols; c++) {
 			cell_to_bytes(dst + off, w->types[c], row[c]);
 			off += type_sizes[w->types[c]];
 		}
-		if (w->rows < 0) {
-			if (++w->block_rows == w->block_cap &&
-			    flush_block(w) < 0)
-				return -1;
-		} else if (fwrite(tmp, 1, w->rowsize, w->fp) != w->rowsize)
-			return werr(w);
+		if (++w->block_rows == w->block_cap &&
+		    (w->rows < 0 ? flush_block(w) : flush_chunk(w)) < 0)
+			return -1;
 	}
+	/* rows of a counted section go out now: the caller may write to
+	 * the stream next (another section's header) */
+	if (!w->text && w->rows >= 0 && w->block_rows && flush_chunk(w) < 0)
+		return -1;
 	w->written += n;
 	return ferror(w->fp) ? werr(w) : 0;
 }

@@ -96,6 +96,7 @@ struct fek_reader {
 	int allow_plain;	/* accept headerless whitespace text */
 	int plain;		/* reading headerless text */
 	long lineno;		/* text line number, for messages */
+	unsigned char *chunk;	/* binary rows read in one fread */
 };
 
 /* Open path ("-" or NULL for stdin).  -1 with code 66 on failure. */
