@@ -5,11 +5,13 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "hist.h"
+#include "stream.h"
 
 void
 fek_hist_init(struct fek_hist *h, const struct fek_grid *g)
@@ -68,6 +70,21 @@ fek_hist_nonzero(const struct fek_hist *h)
 	for (b = 0; b < h->grid->nbins; b++)
 		n += h->count[b] != 0;
 	return n;
+}
+
+void
+fek_hist_columns(struct fek_header *h, long long nbins, const double *rows,
+    long long nnz)
+{
+	int small = 1;
+	long long k;
+
+	for (k = 0; k < nnz && small; k++)
+		small = rows[2 * k + 1] == floor(rows[2 * k + 1]) &&
+		    rows[2 * k + 1] <= INT32_MAX;
+	fek_hdr_addcol(h, "bin", nbins - 1 <= INT32_MAX ? FEK_I32 : FEK_I64,
+	    "1");
+	fek_hdr_addcol(h, "count", small ? FEK_I32 : FEK_F64, "1");
 }
 
 /* Split a line into at most max numbers after a leading word (if word is

@@ -23,6 +23,13 @@ void	fek_hist_free(struct fek_hist *h);
 int	fek_hist_add(struct fek_hist *h, const double *x, long n,
 	    long long first_row);
 long long fek_hist_nonzero(const struct fek_hist *h);
+/* Add the columns of a histogram section (fek(5)) to h for nnz rows of
+ * (bin, count) pairs of a grid of nbins bins: the narrowest types that hold
+ * them exactly, i32 where every value fits, else i64 bins and f64 counts
+ * (half the bytes of the stream for any grid under 2^31 bins). */
+struct fek_header;
+void	fek_hist_columns(struct fek_header *h, long long nbins,
+	    const double *rows, long long nnz);
 
 /* A -b option of histogram(1) and sample-gen(1): "bins" divides the axis
  * of the input, "lo:hi:bins[:p]" sets the range (periodic with :p). */

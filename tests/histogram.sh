@@ -36,7 +36,7 @@ ok open-warning grep -q '2 of 8 samples outside' open-run.err
 ok open-warning-one-line test "$(wc -l < open-run.err)" -eq 1
 ok open-grid-keys sh -c "grep -qx '#AXIS x 0 10 open nm' open.out && grep -qx '#BINS 5' open.out"
 ok open-keys-carried sh -c "grep -qx '#WINDOW 5 0.5' open.out && grep -qx '#TEMP 310' open.out"
-ok open-columns sh -c "grep -qx '#COL bin i64 1' open.out && grep -qx '#COL count f64 1' open.out && grep -qx '#ROWS 4' open.out"
+ok open-columns sh -c "grep -qx '#COL bin i32 1' open.out && grep -qx '#COL count i32 1' open.out && grep -qx '#ROWS 4' open.out"
 t open-quiet 0 'histogram -q -b 5 -T < open.txt > /dev/null'
 ok open-quiet-silent test ! -s open-quiet.err
 # the same through the binary writer

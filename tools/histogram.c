@@ -57,8 +57,7 @@ write_rows(struct fek_writer *w, const struct fek_header *in,
 		    "range, dropped", where, dropped, dropped + total);
 	fek_hdr_init(&h, "histogram");
 	h.rows = nnz;
-	fek_hdr_addcol(&h, "bin", FEK_I64, "1");
-	fek_hdr_addcol(&h, "count", FEK_F64, "1");
+	fek_hist_columns(&h, g->nbins, rows, nnz);
 	fek_hdr_copy_keys(&h, in);
 	fek_grid_write(&h, g);
 	fek_hdr_set(&h, "NSAMPLES", "%.0f", total);

@@ -160,8 +160,7 @@ write_hist(void *ctx, long window, const double *rows, long long nnz,
 		    dropped + total);
 	fek_hdr_init(&h, "histogram");
 	h.rows = nnz;
-	fek_hdr_addcol(&h, "bin", FEK_I64, "1");
-	fek_hdr_addcol(&h, "count", FEK_F64, "1");
+	fek_hist_columns(&h, o->hgrid->nbins, rows, nnz);
 	window_keys(&h, o, i);
 	fek_grid_write(&h, o->hgrid);
 	fek_hdr_set(&h, "NSAMPLES", "%.0f", total);
