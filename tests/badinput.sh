@@ -87,6 +87,9 @@ for tool in $TOOLS; do
 	head -c $(( $(stat -c %s $in) - 3 )) $in > $tool.trunc
 	t $tool-truncated 65 "$c < $tool.trunc"
 	ok $tool-truncated-msg grep -q 'truncated' $tool-truncated.err
+	# histogram streams end in an i32 count, which cannot hold a NaN;
+	# bias-build also reads (and skips, checking) logbias sections
+	[ $tool = bias-build ] && in=bias.bin
 	nan_last $in $tool.nan
 	t $tool-nan 65 "$c < $tool.nan"
 	ok $tool-nan-msg grep -q -i 'nan' $tool-nan.err
