@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bias.h"
 #include "fek.h"
 #include "stream.h"
 #include "wham.h"
@@ -20,7 +21,7 @@
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: wham-gpu [-Tqv] [-B trials] [-d cpu|gpu|auto] "
+	fprintf(stderr, "usage: wham-gpu [-acTqv] [-B trials] [-d cpu|gpu|auto] "
 	    "[-s seed] [--maxiter count]\n"
 	    "                [--solver auto|iterate|newton|lbfgs] [--tol kT] "
 	    "[file ...]\n");
@@ -34,6 +35,8 @@ struct input {
 	struct fek_header first;	/* keys carried to the output */
 	int have_first;
 	enum fek_unit energy;
+	enum fek_bias_eval how;		/* the bias built here (-a, -c) */
+	long built;			/* windows whose bias was built here */
 };
 
 static void
@@ -138,13 +141,48 @@ add_histogram(struct input *in, struct fek_reader *r, struct fek_header *h)
 	free(rows);
 }
 
+/* Row h of the ln c_d table (sum_d n_d values), allocated as windows come. */
+static double *
+lnc_row(struct input *in, long h)
+{
+	struct wham_problem *p = &in->p;
+	int d;
+
+	if (p->lnc == NULL) {
+		p->lnc_stride = 0;
+		for (d = 0; d < p->grid.ndim; d++) {
+			p->lnc_off[d] = p->lnc_stride;
+			p->lnc_stride += p->grid.ax[d].nbins;
+		}
+	}
+	p->lnc = realloc(p->lnc, (size_t)in->cap * p->lnc_stride *
+	    sizeof(double));
+	if (p->lnc == NULL)
+		fek_errx(FEK_EX_SOFTWARE, "out of memory");
+	return p->lnc + h * p->lnc_stride;
+}
+
+/* The last histogram came without a logbias section: its harmonic bias
+ * from its WINDOW key, as bias-build would write it. */
+static void
+build_bias(struct input *in)
+{
+	struct wham_problem *p = &in->p;
+	long h = in->nbias;
+
+	fek_bias_log_factors(&p->grid, &p->win[h], 1.0 /
+	    (fek_kb(in->energy) * p->temp), in->how, lnc_row(in, h));
+	in->nbias++;
+	in->built++;
+}
+
 static void
 add_bias(struct input *in, struct fek_reader *r, struct fek_header *h)
 {
 	struct wham_problem *p = &in->p;
 	struct fek_grid g;
 	struct fek_window win;
-	double *rows;
+	double *rows, *lnc;
 	long long n;
 	long h_idx = in->nbias;
 	int d;
@@ -165,13 +203,7 @@ add_bias(struct input *in, struct fek_reader *r, struct fek_header *h)
 			fek_errx(FEK_EX_DATA, "%s: section %ld: WINDOW differs "
 			    "from its histogram's (the section before)",
 			    r->name, r->section);
-	if (p->lnc == NULL) {
-		p->lnc_stride = 0;
-		for (d = 0; d < g.ndim; d++) {
-			p->lnc_off[d] = p->lnc_stride;
-			p->lnc_stride += g.ax[d].nbins;
-		}
-	}
+	lnc = lnc_row(in, h_idx);
 	if (h->ncols != 1)
 		fek_errx(FEK_EX_DATA, "%s: section %ld: logbias has %d columns, "
 		    "expected 1", r->name, r->section, h->ncols);
@@ -180,10 +212,6 @@ add_bias(struct input *in, struct fek_reader *r, struct fek_header *h)
 	if (n != p->lnc_stride)
 		fek_errx(FEK_EX_DATA, "%s: section %ld: %lld logbias rows, "
 		    "expected %ld", r->name, r->section, n, p->lnc_stride);
-	p->lnc = realloc(p->lnc, (size_t)in->cap * p->lnc_stride *
-	    sizeof(double));
-	if (p->lnc == NULL)
-		fek_errx(FEK_EX_SOFTWARE, "out of memory");
 	for (n = 0; n < p->lnc_stride; n++) {
 		if (!(rows[n] <= 0) && !(rows[n] > 0))
 			fek_errx(FEK_EX_DATA, "%s: section %ld: row %lld: NaN",
@@ -191,7 +219,7 @@ add_bias(struct input *in, struct fek_reader *r, struct fek_header *h)
 		if (rows[n] == HUGE_VAL)
 			fek_errx(FEK_EX_DATA, "%s: section %ld: row %lld: "
 			    "ln c = +inf", r->name, r->section, n + 1);
-		p->lnc[h_idx * p->lnc_stride + n] = rows[n];
+		lnc[n] = rows[n];
 	}
 	in->nbias++;
 	free(rows);
@@ -209,10 +237,7 @@ read_input(struct input *in, const char *path)
 	while ((rc = fek_next_section(&r, &h)) > 0) {
 		if (strcmp(h.kind, "histogram") == 0) {
 			if (in->nbias != in->p.nwin)
-				fek_errx(FEK_EX_DATA, "%s: section %ld: "
-				    "histogram %ld has no logbias section "
-				    "after it (run bias-build)", r.name,
-				    r.section, in->p.nwin);
+				build_bias(in);
 			add_histogram(in, &r, &h);
 		} else if (strcmp(h.kind, "logbias") == 0)
 			add_bias(in, &r, &h);
@@ -273,6 +298,9 @@ write_output(const struct input *in, const struct wham_result *res,
 	fek_hdr_add(&h, "MAXDELTA", "%.3e", res->maxdelta);
 	fek_hdr_add(&h, "TOL", "%.3e", o->tol);
 	fek_hdr_add(&h, "DEVICE", "%s", o->gpu ? "gpu" : "cpu");
+	if (in->built)
+		fek_hdr_add(&h, "BIASEVAL", "%s", in->how == FEK_BIAS_CENTRE ?
+		    "centre" : "average");
 	if (sd)
 		fek_hdr_add(&h, "BOOTSTRAP", "%ld", res->trials);
 	fek_hdr_prov(&h, argc, argv);
@@ -369,8 +397,16 @@ main(int argc, char **argv)
 
 	fek_setprogname(argv[0]);
 	memset(&in, 0, sizeof in);
-	while ((c = getopt_long(argc, argv, "B:d:qs:Tv", longopts, NULL)) != -1) {
+	in.how = FEK_BIAS_CENTRE;
+	while ((c = getopt_long(argc, argv, "aB:cd:qs:Tv", longopts, NULL)) !=
+	    -1) {
 		switch (c) {
+		case 'a':
+			in.how = FEK_BIAS_AVERAGE;
+			break;
+		case 'c':
+			in.how = FEK_BIAS_CENTRE;
+			break;
 		case 'B':
 			nerr += fek_opt_long(optarg, 2, 100000000L, "-B",
 			    &trials);
@@ -429,8 +465,7 @@ main(int argc, char **argv)
 	if (in.p.nwin == 0)
 		fek_errx(FEK_EX_DATA, "no histogram sections in the input");
 	if (in.nbias != in.p.nwin)
-		fek_errx(FEK_EX_DATA, "histogram %ld has no logbias section "
-		    "after it (run bias-build)", in.p.nwin);
+		build_bias(&in);
 	if (wham_check_overlap(&in.p) < 0)
 		fek_die();
 	if (verbose || (!quiet && isatty(STDERR_FILENO))) {
@@ -440,6 +475,10 @@ main(int argc, char **argv)
 	if (verbose)
 		fprintf(stderr, "wham-gpu: %ld windows, %lld bins, device "
 		    "%s\n", in.p.nwin, in.p.grid.nbins, o.gpu ? "gpu" : "cpu");
+	if (verbose && in.built)
+		fprintf(stderr, "wham-gpu: the bias of %ld windows built from "
+		    "WINDOW (at the bin %s)\n", in.built, in.how ==
+		    FEK_BIAS_CENTRE ? "centres" : "averages");
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (wham_solve(&in.p, &o, &res) < 0)
 		fek_die();
