@@ -41,6 +41,8 @@ void	fek_errx(int code, const char *fmt, ...)
 	    __attribute__((noreturn, format(printf, 2, 3)));
 void	fek_warnx(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void	fek_set_quiet(int quiet);
+/* Seconds on the monotonic clock (differences only). */
+double	fek_seconds(void);
 void	fek_version_exit(void) __attribute__((noreturn));
 void	fek_fshut(FILE *fp, const char *name);
 void	*fek_alloc(size_t nmemb, size_t size);

@@ -487,8 +487,10 @@ wham_solve(const struct wham_problem *p, const struct wham_options *o,
 	long it, h;
 
 	memset(res, 0, sizeof *res);
+	res->setup_s = fek_seconds();
 	if (solver_open(&s, p, o) < 0)
 		return -1;
+	res->setup_s = fek_seconds() - res->setup_s;
 	res->solver = choose(p, o);
 	res->tensor = s.f.tensor;
 	point_init(&x, s.H);	/* f_h = 1 to start */

@@ -56,6 +56,9 @@ struct wham_result {
 	int logspace_bins;	/* bins/windows that needed the log path */
 	enum wham_solver solver;	/* the one used (auto resolved) */
 	int tensor;		/* windows on a grid: per-axis products */
+	double setup_s;		/* seconds to build the factors and the
+				 * backend (the device's buffers), before
+				 * the first sweep */
 	/* Bootstrap (wham_bootstrap): standard deviations, NULL before. */
 	double *sd_lnp;		/* nbins: of ln p_b */
 	double *sd_lnf;		/* nwin: of F_h/kT */

@@ -10,7 +10,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "bias.h"
@@ -390,7 +389,7 @@ main(int argc, char **argv)
 	struct wham_options o = { 1e-7, 1000000, WHAM_AUTO, 0, 0, NULL };
 	struct wham_result res;
 	struct input in;
-	struct timespec t0, t1;
+	double t_start, t_dev, t_in, t_solve0, t_solve, t_boot;
 	enum fek_device dev = FEK_DEV_AUTO, use;
 	long trials = 0, seed = 1;
 	int c, nerr = 0, text = 0, verbose = 0, quiet = 0, i;
@@ -455,13 +454,16 @@ main(int argc, char **argv)
 	}
 	if (nerr)
 		usage();
+	t_start = fek_seconds();
 	if (fek_device_resolve(dev, 1, &use) < 0)
 		fek_die();
+	t_dev = fek_seconds();
 	o.gpu = use == FEK_DEV_GPU;
 	if (optind == argc)
 		read_input(&in, "-");
 	for (i = optind; i < argc; i++)
 		read_input(&in, argv[i]);
+	t_in = fek_seconds();
 	if (in.p.nwin == 0)
 		fek_errx(FEK_EX_DATA, "no histogram sections in the input");
 	if (in.nbias != in.p.nwin)
@@ -479,13 +481,12 @@ main(int argc, char **argv)
 		fprintf(stderr, "wham-gpu: the bias of %ld windows built from "
 		    "WINDOW (at the bin %s)\n", in.built, in.how ==
 		    FEK_BIAS_CENTRE ? "centres" : "averages");
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	t_solve0 = fek_seconds();
 	if (wham_solve(&in.p, &o, &res) < 0)
 		fek_die();
-	clock_gettime(CLOCK_MONOTONIC, &t1);
+	t_solve = fek_seconds();
 	if (verbose) {
-		double s = (t1.tv_sec - t0.tv_sec) + 1e-9 * (t1.tv_nsec -
-		    t0.tv_nsec);
+		double s = t_solve - t_solve0;
 
 		fprintf(stderr, "wham-gpu: converged in %ld iterations, max "
 		    "|d ln f| = %.3e kT, %.3f s, %.3f ms per iteration "
@@ -498,18 +499,22 @@ main(int argc, char **argv)
 	}
 	if (trials > 0) {
 		o.progress = NULL;
-		clock_gettime(CLOCK_MONOTONIC, &t0);
 		if (wham_bootstrap(&in.p, &o, trials, (unsigned long)seed,
 		    &res) < 0)
 			fek_die();
-		clock_gettime(CLOCK_MONOTONIC, &t1);
 		if (verbose)
 			fprintf(stderr, "wham-gpu: bootstrap: %ld trials, "
-			    "%.3f s\n", trials, (t1.tv_sec - t0.tv_sec) +
-			    1e-9 * (t1.tv_nsec - t0.tv_nsec));
+			    "%.3f s\n", trials, fek_seconds() - t_solve);
 	}
+	t_boot = fek_seconds();
 	write_output(&in, &res, &o, text, argc, argv);
 	fek_fshut(stdout, "stdout");
+	if (verbose)
+		fprintf(stderr, "wham-gpu: stages: device %.3f s, read %.3f s, "
+		    "setup %.3f s, sweeps %.3f s, bootstrap %.3f s, write "
+		    "%.3f s\n", t_dev - t_start, t_in - t_dev, res.setup_s,
+		    t_solve - t_solve0 - res.setup_s, t_boot - t_solve,
+		    fek_seconds() - t_boot);
 	fek_hdr_free(&in.first);
 	wham_result_free(&res);
 	wham_problem_free(&in.p);
