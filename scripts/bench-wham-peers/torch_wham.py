@@ -220,9 +220,10 @@ def read_fek_hist(path):
         kind = kv["KIND"][0].strip()
         if kind != "histogram":
             continue
-        if cols != ["i64", "f64"]:
-            raise SystemExit("torch_wham.py: %s: histogram columns are not bin i64, count f64" % path)
-        rec = np.frombuffer(payload, dtype=[("bin", "<i8"), ("count", "<f8")])
+        np_type = {"i64": "<i8", "f64": "<f8", "i32": "<i4", "f32": "<f4"}
+        if len(cols) != 2:
+            raise SystemExit("torch_wham.py: %s: histogram columns are not bin, count" % path)
+        rec = np.frombuffer(payload, dtype=[("bin", np_type[cols[0]]), ("count", np_type[cols[1]])])
         ax = [v.split() for v in kv["AXIS"]]
         D = len(ax)
         axes = [(float(v[1]), float(v[2]), v[3] == "periodic") for v in ax]
