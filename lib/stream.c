@@ -547,7 +547,7 @@ fek_next_section(struct fek_reader *r, struct fek_header *h)
 	return 1;
 }
 
-static int
+static inline int
 cell_from_bytes(const unsigned char *b, enum fek_type t, double *v)
 {
 	uint64_t u = 0;
@@ -578,6 +578,41 @@ cell_from_bytes(const unsigned char *b, enum fek_type t, double *v)
 		break;
 	}
 	return isnan(*v) ? -1 : 0;
+}
+
+/* One column of k rows of rowsize bytes from src into dst (every
+ * ncols-th double), a loop per type; the row of the first NaN, else k. */
+static size_t
+column_from_bytes(const unsigned char *src, size_t rowsize, enum fek_type t,
+    double *dst, int ncols, size_t k)
+{
+	size_t i;
+
+	switch (t) {
+	case FEK_F64:
+		for (i = 0; i < k; i++)
+			if (cell_from_bytes(src + i * rowsize, FEK_F64,
+			    &dst[i * ncols]) < 0)
+				return i;
+		break;
+	case FEK_F32:
+		for (i = 0; i < k; i++)
+			if (cell_from_bytes(src + i * rowsize, FEK_F32,
+			    &dst[i * ncols]) < 0)
+				return i;
+		break;
+	case FEK_I64:
+		for (i = 0; i < k; i++)
+			(void)cell_from_bytes(src + i * rowsize, FEK_I64,
+			    &dst[i * ncols]);
+		break;
+	case FEK_I32:
+		for (i = 0; i < k; i++)
+			(void)cell_from_bytes(src + i * rowsize, FEK_I32,
+			    &dst[i * ncols]);
+		break;
+	}
+	return k;
 }
 
 /* Rows the binary reader and writer move per fread/fwrite. */
@@ -636,18 +671,14 @@ read_rows_binary(struct fek_reader *r, double *buf, long max)
 		want = k * rowsize;
 		got_bytes = fread(r->chunk, 1, want, r->fp);
 		k = got_bytes / rowsize;	/* the whole rows that came */
-		for (i = 0; i < k; i++) {
-			const unsigned char *row = r->chunk + i * rowsize;
-			double *dst = buf + (got + (long)i) * r->ncols;
-
-			for (c = 0, off = 0; c < r->ncols; c++) {
-				if (cell_from_bytes(row + off, r->types[c],
-				    &dst[c]) < 0)
-					return fek_rerr(r, FEK_EX_DATA, "row "
-					    "%lld: column %d: NaN", r->row +
-					    (long long)i + 1, c + 1);
-				off += type_sizes[r->types[c]];
-			}
+		for (c = 0, off = 0; c < r->ncols; c++) {
+			i = column_from_bytes(r->chunk + off, rowsize,
+			    r->types[c], buf + got * r->ncols + c, r->ncols, k);
+			if (i < k)
+				return fek_rerr(r, FEK_EX_DATA, "row %lld: "
+				    "column %d: NaN", r->row + (long long)i + 1,
+				    c + 1);
+			off += type_sizes[r->types[c]];
 		}
 		if (r->rows < 0)
 			r->block_left -= (long long)k;

@@ -534,6 +534,10 @@ wham_bootstrap(const struct wham_problem *p, const struct wham_options *o,
 	unsigned int *draw;
 	int rc = 0;
 
+	if (p->hist_start == NULL)
+		return fek_seterr(FEK_EX_SOFTWARE, "bootstrap: the windows' "
+		    "histograms were not kept");
+
 	q.counts = fek_alloc((size_t)B, sizeof(double));
 	q.n = fek_alloc(p->nwin, sizeof(double));
 	q.hist_count = fek_alloc((size_t)p->hist_start[p->nwin],
@@ -700,37 +704,57 @@ uf_find(long *parent, long x)
 	return x;
 }
 
-int
-wham_check_overlap(const struct wham_problem *p)
+void
+wham_overlap_init(struct wham_overlap *ov, long long nbins)
 {
-	long *parent, *owner, h, other = -1;
-	long long k;
+	long long b;
+
+	memset(ov, 0, sizeof *ov);
+	ov->last_h = -1;
+	ov->owner = fek_alloc((size_t)(nbins ? nbins : 1), sizeof(long));
+	for (b = 0; b < nbins; b++)
+		ov->owner[b] = -1;
+}
+
+void
+wham_overlap_add(struct wham_overlap *ov, long h, long long bin)
+{
+	while (h >= ov->cap) {
+		ov->cap = ov->cap ? 2 * ov->cap : 64;
+		ov->parent = realloc(ov->parent, ov->cap * sizeof(long));
+		if (ov->parent == NULL)
+			fek_errx(FEK_EX_SOFTWARE, "out of memory");
+	}
+	while (ov->nwin <= h) {
+		ov->parent[ov->nwin] = ov->nwin;
+		ov->nwin++;
+	}
+	if (ov->owner[bin] < 0)
+		ov->owner[bin] = h;
+	else if (ov->owner[bin] != h && !(ov->last_h == h &&
+	    ov->last_owner == ov->owner[bin])) {
+		/* neighbouring bins mostly share an owner: join once */
+		ov->parent[uf_find(ov->parent, h)] =
+		    uf_find(ov->parent, ov->owner[bin]);
+		ov->last_h = h;
+		ov->last_owner = ov->owner[bin];
+	}
+}
+
+int
+wham_overlap_check(struct wham_overlap *ov, const struct wham_problem *p)
+{
+	long h, other = -1;
 	int d, n = 0;
 	char c0[512], c1[512];
 
-	parent = fek_alloc(p->nwin, sizeof(long));
-	owner = fek_alloc((size_t)p->grid.nbins, sizeof(long));
-	for (h = 0; h < p->nwin; h++)
-		parent[h] = h;
-	for (k = 0; k < p->grid.nbins; k++)
-		owner[k] = -1;
-	for (h = 0; h < p->nwin; h++)
-		for (k = p->hist_start[h]; k < p->hist_start[h + 1]; k++) {
-			long long b = p->hist_bin[k];
-
-			if (p->hist_count[k] <= 0)
-				continue;
-			if (owner[b] < 0)
-				owner[b] = h;
-			else
-				parent[uf_find(parent, h)] =
-				    uf_find(parent, owner[b]);
-		}
 	for (h = 1; h < p->nwin && other < 0; h++)
-		if (uf_find(parent, h) != uf_find(parent, 0))
+		if (h >= ov->nwin || uf_find(ov->parent, h) !=
+		    uf_find(ov->parent, 0))
 			other = h;
-	free(parent);
-	free(owner);
+	free(ov->parent);
+	free(ov->owner);
+	memset(ov, 0, sizeof *ov);
 	if (other < 0)
 		return 0;
 	for (d = 0; d < p->grid.ndim; d++)
@@ -743,6 +767,21 @@ wham_check_overlap(const struct wham_problem *p)
 	    "(centre %s) share no sampled bin, directly or through other "
 	    "windows: their relative free energy is undefined (add windows "
 	    "between them or soften the springs)", c0, other + 1, c1);
+}
+
+int
+wham_check_overlap(const struct wham_problem *p)
+{
+	struct wham_overlap ov;
+	long h;
+	long long k;
+
+	wham_overlap_init(&ov, p->grid.nbins);
+	for (h = 0; h < p->nwin; h++)
+		for (k = p->hist_start[h]; k < p->hist_start[h + 1]; k++)
+			if (p->hist_count[k] > 0)
+				wham_overlap_add(&ov, h, p->hist_bin[k]);
+	return wham_overlap_check(&ov, p);
 }
 
 void

@@ -23,8 +23,8 @@ struct wham_problem {
 	double *counts;		/* nbins: B_b = sum_h n_hb (Eq. 3.3) */
 	double *ineff;		/* nwin: statistical inefficiency g_h >= 1,
 				 * for the bootstrap; NULL means 1 */
-	/* Sparse histograms, CSR by window: the overlap check and the
-	 * bootstrap. */
+	/* Sparse histograms, CSR by window: the bootstrap (and
+	 * wham_check_overlap); NULL when the reader did not keep them. */
 	long long *hist_start;	/* nwin + 1 */
 	long long *hist_bin;
 	double *hist_count;
@@ -67,8 +67,21 @@ struct wham_result {
 
 /* Windows must share sampled bins, directly or through others, or their
  * relative free energies are undefined: -1 (exit 1) naming two windows of
- * different components. */
+ * different components.  Needs the sparse histograms. */
 int	wham_check_overlap(const struct wham_problem *p);
+/* The same check fed a sampled bin at a time, for readers that do not
+ * keep the histograms: init, add (h, b) for every count > 0, then check
+ * (which frees the tracker). */
+struct wham_overlap {
+	long *parent;		/* union-find over windows */
+	long nwin, cap;
+	long *owner;		/* nbins: first window seen in the bin */
+	long last_h, last_owner;	/* the last pair joined */
+};
+void	wham_overlap_init(struct wham_overlap *ov, long long nbins);
+void	wham_overlap_add(struct wham_overlap *ov, long h, long long bin);
+int	wham_overlap_check(struct wham_overlap *ov,
+	    const struct wham_problem *p);
 /* Solve Eqs. 3.1-3.2 to the fixed point: the largest residual
  * r_h = ln f_h(new) - ln f_h, the change one self-consistent sweep would
  * make (for iterate, the change it did make), below o->tol.  -1 with exit

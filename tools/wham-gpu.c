@@ -27,6 +27,8 @@ usage(void)
 	exit(FEK_EX_USAGE);
 }
 
+#define CHUNK_ROWS 65536	/* histogram rows read at a time */
+
 struct input {
 	struct wham_problem p;
 	long cap, nbias;
@@ -35,6 +37,8 @@ struct input {
 	int have_first;
 	enum fek_unit energy;
 	enum fek_bias_eval how;		/* the bias built here (-a, -c) */
+	int keep;			/* keep the histograms (-B) */
+	struct wham_overlap ov;
 	long built;			/* windows whose bias was built here */
 };
 
@@ -45,8 +49,10 @@ add_histogram(struct input *in, struct fek_reader *r, struct fek_header *h)
 	struct fek_grid g;
 	struct fek_window win;
 	enum fek_unit eu;
-	double temp, *rows, n = 0, ineff = 1, tau;
-	long long k, rows_n;
+	static double rows[2 * CHUNK_ROWS];
+	double temp, n = 0, ineff = 1, tau;
+	long long k, row = 0;
+	long got;
 
 	if (fek_grid_read(r, h, &g, 1) < 0 ||
 	    fek_window_read(r, h, g.ndim, &win) < 0 ||
@@ -59,6 +65,7 @@ add_histogram(struct input *in, struct fek_reader *r, struct fek_header *h)
 		fek_hdr_copy(&in->first, h);
 		in->have_first = 1;
 		p->counts = fek_alloc((size_t)g.nbins, sizeof(double));
+		wham_overlap_init(&in->ov, g.nbins);
 	} else {
 		if (!fek_grid_same(&g, &p->grid))
 			fek_errx(FEK_EX_DATA, "%s: section %ld: AXIS/BINS "
@@ -90,54 +97,67 @@ add_histogram(struct input *in, struct fek_reader *r, struct fek_header *h)
 	    h->ncols != 2)
 		fek_errx(FEK_EX_DATA, "%s: section %ld: histogram columns must "
 		    "be bin, count", r->name, r->section);
-	if ((rows_n = fek_read_all(r, h, &rows)) < 0)
-		fek_die();
 	if (p->nwin == in->cap) {
 		in->cap = in->cap ? 2 * in->cap : 64;
 		p->win = realloc(p->win, in->cap * sizeof *p->win);
 		p->n = realloc(p->n, in->cap * sizeof *p->n);
-		p->hist_start = realloc(p->hist_start, (in->cap + 1) *
-		    sizeof *p->hist_start);
+		if (in->keep)
+			p->hist_start = realloc(p->hist_start, (in->cap +
+			    1) * sizeof *p->hist_start);
 		p->ineff = realloc(p->ineff, in->cap * sizeof *p->ineff);
-		if (!p->win || !p->n || !p->hist_start || !p->ineff)
+		if (!p->win || !p->n || !p->ineff || (in->keep &&
+		    !p->hist_start))
 			fek_errx(FEK_EX_SOFTWARE, "out of memory");
 	}
-	if (in->nnz + rows_n > in->nnzcap) {
-		in->nnzcap = 2 * (in->nnz + rows_n) + 1024;
-		p->hist_bin = realloc(p->hist_bin, in->nnzcap *
-		    sizeof *p->hist_bin);
-		p->hist_count = realloc(p->hist_count, in->nnzcap *
-		    sizeof *p->hist_count);
-		if (!p->hist_bin || !p->hist_count)
-			fek_errx(FEK_EX_SOFTWARE, "out of memory");
-	}
-	p->hist_start[p->nwin] = in->nnz;
-	for (k = 0; k < rows_n; k++) {
-		double b = rows[2 * k], c = rows[2 * k + 1];
+	if (in->keep)
+		p->hist_start[p->nwin] = in->nnz;
+	/* the rows, a chunk at a time, straight into the problem's arrays */
+	while ((got = fek_read_rows(r, rows, CHUNK_ROWS)) > 0) {
+		if (in->keep && in->nnz + got > in->nnzcap) {
+			in->nnzcap = 2 * (in->nnz + got) + (h->rows > 0 ?
+			    h->rows : 0) + 1024;
+			p->hist_bin = realloc(p->hist_bin, in->nnzcap *
+			    sizeof *p->hist_bin);
+			p->hist_count = realloc(p->hist_count, in->nnzcap *
+			    sizeof *p->hist_count);
+			if (!p->hist_bin || !p->hist_count)
+				fek_errx(FEK_EX_SOFTWARE, "out of memory");
+		}
+		for (k = 0; k < got; k++) {
+			double b = rows[2 * k], c = rows[2 * k + 1];
 
-		if (b < 0 || b >= (double)g.nbins)
-			fek_errx(FEK_EX_DATA, "%s: section %ld: row %lld: bin "
-			    "%.0f outside 0..%lld", r->name, r->section, k + 1,
-			    b, g.nbins - 1);
-		if (!(c >= 0) || !isfinite(c))
-			fek_errx(FEK_EX_DATA, "%s: section %ld: row %lld: count "
-			    "%g is not a finite count >= 0", r->name,
-			    r->section, k + 1, c);
-		p->hist_bin[in->nnz] = (long long)b;
-		p->hist_count[in->nnz] = c;
-		p->counts[(long long)b] += c;
-		n += c;
-		in->nnz++;
+			if (b < 0 || b >= (double)g.nbins)
+				fek_errx(FEK_EX_DATA, "%s: section %ld: row "
+				    "%lld: bin %.0f outside 0..%lld", r->name,
+				    r->section, row + k + 1, b, g.nbins - 1);
+			if (!(c >= 0) || !isfinite(c))
+				fek_errx(FEK_EX_DATA, "%s: section %ld: row "
+				    "%lld: count %g is not a finite count >= "
+				    "0", r->name, r->section, row + k + 1, c);
+			if (in->keep) {
+				p->hist_bin[in->nnz] = (long long)b;
+				p->hist_count[in->nnz] = c;
+				in->nnz++;
+			}
+			if (c > 0)
+				wham_overlap_add(&in->ov, p->nwin,
+				    (long long)b);
+			p->counts[(long long)b] += c;
+			n += c;
+		}
+		row += got;
 	}
+	if (got < 0)
+		fek_die();
 	if (!(n > 0))
 		fek_errx(FEK_EX_DATA, "%s: section %ld: window has no samples",
 		    r->name, r->section);
-	p->hist_start[p->nwin + 1] = in->nnz;
+	if (in->keep)
+		p->hist_start[p->nwin + 1] = in->nnz;
 	p->win[p->nwin] = win;
 	p->n[p->nwin] = n;
 	p->ineff[p->nwin] = ineff;
 	p->nwin++;
-	free(rows);
 }
 
 /* Row h of the ln c_d table (sum_d n_d values), allocated as windows come. */
@@ -459,6 +479,7 @@ main(int argc, char **argv)
 		fek_die();
 	t_dev = fek_seconds();
 	o.gpu = use == FEK_DEV_GPU;
+	in.keep = trials > 0;
 	if (optind == argc)
 		read_input(&in, "-");
 	for (i = optind; i < argc; i++)
@@ -468,7 +489,7 @@ main(int argc, char **argv)
 		fek_errx(FEK_EX_DATA, "no histogram sections in the input");
 	if (in.nbias != in.p.nwin)
 		build_bias(&in);
-	if (wham_check_overlap(&in.p) < 0)
+	if (wham_overlap_check(&in.ov, &in.p) < 0)
 		fek_die();
 	if (verbose || (!quiet && isatty(STDERR_FILENO))) {
 		o.progress = progress;
