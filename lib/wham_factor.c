@@ -107,7 +107,8 @@ detect_grid(const struct wham_problem *p, struct wham_factors *f, long **rep)
 static void
 init_tensor(const struct wham_problem *p, struct wham_factors *f, long **rep)
 {
-	long off = 0, i, jj;
+	long off = 0, i, jj, h;
+	double *mx;
 	long long size, size2;
 	int d, e;
 
@@ -117,6 +118,7 @@ init_tensor(const struct wham_problem *p, struct wham_factors *f, long **rep)
 	}
 	f->G = fek_alloc(off, sizeof(double));
 	f->lg = fek_alloc(off, sizeof(double));
+	mx = fek_alloc(off, sizeof(double));	/* row maxima, first nw_d */
 	for (d = 0; d < f->D; d++)
 		for (jj = 0; jj < f->nw[d]; jj++) {
 			const double *l = lnc_row(p, rep[d][jj], d);
@@ -126,11 +128,23 @@ init_tensor(const struct wham_problem *p, struct wham_factors *f, long **rep)
 			for (i = 0; i < f->nb[d]; i++)
 				if (l[i] > m)
 					m = l[i];
+			mx[f->goff[d] + jj] = m;
 			for (i = 0; i < f->nb[d]; i++) {
 				g[i] = exp(l[i] - m);
 				f->lg[f->goff[d] + jj * f->nb[d] + i] = l[i];
 			}
 		}
+	/* M_h = sum_d of its rows' maxima: the window's grid position */
+	for (h = 0; h < f->H; h++) {
+		long flat = f->perm[h];
+
+		f->M[h] = 0;
+		for (d = f->D - 1; d >= 0; d--) {
+			f->M[h] += mx[f->goff[d] + flat % f->nw[d]];
+			flat /= f->nw[d];
+		}
+	}
+	free(mx);
 	/* intermediates of the mode products: axes 0..d-1 done, the rest
 	 * not, windows to bins (Eq. 3.1) and bins to windows (Eq. 3.2) */
 	f->tmax = 0;
@@ -201,21 +215,22 @@ wham_factors_init(const struct wham_problem *p, struct wham_factors *f)
 	f->M = fek_alloc(f->H, sizeof(double));
 	f->lnN = fek_alloc(f->H, sizeof(double));
 	f->lnB = fek_alloc((size_t)f->B, sizeof(double));
-	for (h = 0; h < f->H; h++)
-		for (d = 0; d < f->D; d++) {
-			const double *l = lnc_row(p, h, d);
-			double m = -HUGE_VAL;
-
-			for (i = 0; i < f->nb[d]; i++)
-				if (l[i] > m)
-					m = l[i];
-			f->M[h] += m;
-		}
 	f->tensor = detect_grid(p, f, rep);
 	if (f->tensor)
 		init_tensor(p, f, rep);
-	else
+	else {
+		for (h = 0; h < f->H; h++)
+			for (d = 0; d < f->D; d++) {
+				const double *l = lnc_row(p, h, d);
+				double m = -HUGE_VAL;
+
+				for (i = 0; i < f->nb[d]; i++)
+					if (l[i] > m)
+						m = l[i];
+				f->M[h] += m;
+			}
 		init_general(p, f);
+	}
 	for (d = 0; d < f->D; d++)
 		free(rep[d]);
 	wham_factors_counts(p, f);
