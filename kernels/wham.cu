@@ -2,7 +2,10 @@
  * wham.cu - one evaluation of Potgieter 2014, Eqs. 3.1-3.2 on the GPU, the
  * same arithmetic as the CPU reference lib/wham_cpu.c (double precision,
  * see wham_backend.h), kept on the device between evaluations: per call
- * only u goes up and lnfn plus three scalars come back (H + 3 doubles).
+ * only u goes up and lnfn plus three scalars come back (H + 3 doubles),
+ * through pinned buffers, and the whole evaluation is one CUDA graph
+ * launch (a dozen small kernels: launch latency, not arithmetic, was the
+ * cost of a sweep).
  *
  * Window grid: the D mode products are small dense products (91 x 180 for
  * the thesis's largest case), one thread per output element.  Other window
@@ -58,6 +61,13 @@ struct gpu {
 	double *G, *T0, *T1, *C1, *K, *den, *s;
 	long *perm;
 	struct scal *sc;
+	/* One evaluation is a CUDA graph (captured on the first call): u
+	 * up, the kernels, lnfn and the scalars down, through pinned host
+	 * buffers, a launch and a synchronisation a sweep. */
+	cudaStream_t st;
+	cudaGraphExec_t graph;
+	double *hu, *hlnfn;
+	struct scal *hsc;
 };
 
 static int
@@ -370,7 +380,7 @@ modes(struct gpu *g, double *in, double *other, int to_bins)
 		long to = to_bins ? f->nb[d] : f->nw[d];
 
 		C = size / from;
-		k_mode<<<blocks(C * to, NT), NT>>>(src, dst, g->G +
+		k_mode<<<blocks(C * to, NT), NT, 0, g->st>>>(src, dst, g->G +
 		    f->goff[d], C, from, to, f->nb[d], to_bins);
 		size = C * to;
 		t = src;
@@ -380,53 +390,78 @@ modes(struct gpu *g, double *in, double *other, int to_bins)
 	return src;
 }
 
+/* Enqueue one evaluation on g->st (captured into g->graph once). */
+static void
+enqueue_eval(struct gpu *g)
+{
+	const struct wham_factors *f = g->f;
+	struct dims dm = g->dm;
+	cudaStream_t st = g->st;
+	double *den, *sw, *X;
+
+	cudaMemcpyAsync(g->u, g->hu, f->H * sizeof(double),
+	    cudaMemcpyHostToDevice, st);
+	k_weights<<<1, RT, 0, st>>>(dm, g->u, g->lnN, g->M, g->a, g->sc);
+	if (f->tensor) {
+		k_scatter<<<blocks(f->H, NT), NT, 0, st>>>(dm, g->a, g->perm,
+		    g->sc, g->T0);
+		den = modes(g, g->T0, g->T1, 1);
+	} else {
+		X = g->s;	/* H doubles of scratch until Eq. 3.2 */
+		k_scatter<<<blocks(f->H, NT), NT, 0, st>>>(dm, g->a, g->perm,
+		    g->sc, X);
+		k_den_general<<<blocks(f->B, NT), NT, 0, st>>>(dm, X, g->C1,
+		    g->K, g->den);
+		den = g->den;
+	}
+	k_lnp<<<blocks(f->B, NT), NT, 0, st>>>(dm, den, g->lnB, g->lnN, g->u,
+	    g->lnc, g->lnp, g->sc);
+	k_normalise<<<1, RT, 0, st>>>(dm, g->lnp, g->cnt, f->ntot, g->sc);
+	if (f->tensor) {
+		double *Q = den == g->T0 ? g->T1 : g->T0;
+
+		k_q<<<blocks(f->B, NT), NT, 0, st>>>(dm, g->lnp, Q, g->sc);
+		sw = modes(g, Q, Q == g->T0 ? g->T1 : g->T0, 0);
+		k_lnfn<<<blocks(f->H, NT), NT, 0, st>>>(dm, sw, g->perm, g->M,
+		    g->lnp, g->lnc, g->lnfn, g->sc);
+	} else {
+		k_q<<<blocks(f->B, NT), NT, 0, st>>>(dm, g->lnp, g->den,
+		    g->sc);
+		k_win_general<<<f->H, NT, 0, st>>>(dm, g->den, g->C1, g->K,
+		    g->s);
+		k_lnfn<<<blocks(f->H, NT), NT, 0, st>>>(dm, g->s, NULL, g->M,
+		    g->lnp, g->lnc, g->lnfn, g->sc);
+	}
+	cudaMemcpyAsync(g->hlnfn, g->lnfn, f->H * sizeof(double),
+	    cudaMemcpyDeviceToHost, st);
+	cudaMemcpyAsync(g->hsc, g->sc, sizeof(struct scal),
+	    cudaMemcpyDeviceToHost, st);
+}
+
 static long
 gpu_eval(void *ctx, const double *u, double *lnfn, double *lnz, double *s)
 {
 	struct gpu *g = (struct gpu *)ctx;
 	const struct wham_factors *f = g->f;
-	struct dims dm = g->dm;
-	struct scal sc;
-	double *den, *sw, *X;
 
-	CK(cudaMemcpy(g->u, u, f->H * sizeof(double),
-	    cudaMemcpyHostToDevice));
-	k_weights<<<1, RT>>>(dm, g->u, g->lnN, g->M, g->a, g->sc);
-	if (f->tensor) {
-		k_scatter<<<blocks(f->H, NT), NT>>>(dm, g->a, g->perm, g->sc,
-		    g->T0);
-		den = modes(g, g->T0, g->T1, 1);
-	} else {
-		X = g->s;	/* H doubles of scratch until Eq. 3.2 */
-		k_scatter<<<blocks(f->H, NT), NT>>>(dm, g->a, g->perm, g->sc,
-		    X);
-		k_den_general<<<blocks(f->B, NT), NT>>>(dm, X, g->C1, g->K,
-		    g->den);
-		den = g->den;
-	}
-	k_lnp<<<blocks(f->B, NT), NT>>>(dm, den, g->lnB, g->lnN, g->u,
-	    g->lnc, g->lnp, g->sc);
-	k_normalise<<<1, RT>>>(dm, g->lnp, g->cnt, f->ntot, g->sc);
-	if (f->tensor) {
-		double *Q = den == g->T0 ? g->T1 : g->T0;
+	if (g->graph == NULL) {
+		cudaGraph_t gr;
 
-		k_q<<<blocks(f->B, NT), NT>>>(dm, g->lnp, Q, g->sc);
-		sw = modes(g, Q, Q == g->T0 ? g->T1 : g->T0, 0);
-		k_lnfn<<<blocks(f->H, NT), NT>>>(dm, sw, g->perm, g->M,
-		    g->lnp, g->lnc, g->lnfn, g->sc);
-	} else {
-		k_q<<<blocks(f->B, NT), NT>>>(dm, g->lnp, g->den, g->sc);
-		k_win_general<<<f->H, NT>>>(dm, g->den, g->C1, g->K, g->s);
-		k_lnfn<<<blocks(f->H, NT), NT>>>(dm, g->s, NULL, g->M,
-		    g->lnp, g->lnc, g->lnfn, g->sc);
+		CK(cudaStreamBeginCapture(g->st,
+		    cudaStreamCaptureModeThreadLocal));
+		enqueue_eval(g);
+		CK(cudaStreamEndCapture(g->st, &gr));
+		LAUNCHED("WHAM kernels (capture)");
+		CK(cudaGraphInstantiate(&g->graph, gr, 0));
+		CK(cudaGraphDestroy(gr));
 	}
-	LAUNCHED("WHAM kernels");
-	CK(cudaMemcpy(lnfn, g->lnfn, f->H * sizeof(double),
-	    cudaMemcpyDeviceToHost));
-	CK(cudaMemcpy(&sc, g->sc, sizeof sc, cudaMemcpyDeviceToHost));
-	*lnz = sc.lnz;
-	*s = sc.s;
-	return (long)sc.nexact;
+	memcpy(g->hu, u, f->H * sizeof(double));
+	CK(cudaGraphLaunch(g->graph, g->st));
+	CK(cudaStreamSynchronize(g->st));
+	memcpy(lnfn, g->hlnfn, f->H * sizeof(double));
+	*lnz = g->hsc->lnz;
+	*s = g->hsc->s;
+	return (long)g->hsc->nexact;
 }
 
 static int
@@ -434,8 +469,9 @@ gpu_lnp(void *ctx, double *lnp)
 {
 	struct gpu *g = (struct gpu *)ctx;
 
-	CK(cudaMemcpy(lnp, g->lnp, g->f->B * sizeof(double),
-	    cudaMemcpyDeviceToHost));
+	CK(cudaMemcpyAsync(lnp, g->lnp, g->f->B * sizeof(double),
+	    cudaMemcpyDeviceToHost, g->st));
+	CK(cudaStreamSynchronize(g->st));
 	return 0;
 }
 
@@ -445,12 +481,14 @@ gpu_counts(void *ctx)
 	struct gpu *g = (struct gpu *)ctx;
 	const struct wham_factors *f = g->f;
 
-	CK(cudaMemcpy(g->lnB, f->lnB, f->B * sizeof(double),
-	    cudaMemcpyHostToDevice));
-	CK(cudaMemcpy(g->cnt, g->p->counts, f->B * sizeof(double),
-	    cudaMemcpyHostToDevice));
-	CK(cudaMemcpy(g->lnN, f->lnN, f->H * sizeof(double),
-	    cudaMemcpyHostToDevice));
+	/* on the evaluations' stream, finished before the next one */
+	CK(cudaMemcpyAsync(g->lnB, f->lnB, f->B * sizeof(double),
+	    cudaMemcpyHostToDevice, g->st));
+	CK(cudaMemcpyAsync(g->cnt, g->p->counts, f->B * sizeof(double),
+	    cudaMemcpyHostToDevice, g->st));
+	CK(cudaMemcpyAsync(g->lnN, f->lnN, f->H * sizeof(double),
+	    cudaMemcpyHostToDevice, g->st));
+	CK(cudaStreamSynchronize(g->st));
 	return 0;
 }
 
@@ -466,6 +504,13 @@ gpu_free(void *ctx)
 	for (i = 0; i < sizeof ptr / sizeof ptr[0]; i++)
 		if (ptr[i] != NULL)
 			cudaFree(ptr[i]);
+	if (g->graph != NULL)
+		cudaGraphExecDestroy(g->graph);
+	if (g->st != NULL)
+		cudaStreamDestroy(g->st);
+	cudaFreeHost(g->hu);
+	cudaFreeHost(g->hlnfn);
+	cudaFreeHost(g->hsc);
 	free(g);
 }
 
@@ -487,6 +532,10 @@ setup(struct gpu *g)
 	long gsize = 0;
 	int d;
 
+	CK(cudaStreamCreateWithFlags(&g->st, cudaStreamNonBlocking));
+	CK(cudaMallocHost((void **)&g->hu, H * 8));
+	CK(cudaMallocHost((void **)&g->hlnfn, H * 8));
+	CK(cudaMallocHost((void **)&g->hsc, sizeof(struct scal)));
 	if (up((void **)&g->u, NULL, H * 8) < 0 ||
 	    up((void **)&g->a, NULL, H * 8) < 0 ||
 	    up((void **)&g->lnfn, NULL, H * 8) < 0 ||
@@ -523,6 +572,7 @@ setup(struct gpu *g)
 		    up((void **)&g->s, NULL, H * 8) < 0)
 			return -1;
 	}
+	CK(cudaDeviceSynchronize());	/* the uploads above, on any stream */
 	return gpu_counts(g);
 }
 
