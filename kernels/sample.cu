@@ -1176,6 +1176,10 @@ consume_hist(struct run *R, long slot, const char *p)
 	const unsigned int *pp = (const unsigned int *)p;
 	long long nnz = R->hwnnz[slot], n = R->spec->nsamp;
 
+	if (k->hist_pairs != NULL)
+		return k->hist_pairs(k->ctx, R->spec->first + slot, pp, nnz,
+		    (double)(n - (long long)R->hwdrop[slot]),
+		    (double)R->hwdrop[slot], R->props[slot]);
 	if (2 * nnz > R->rows_cap) {
 		free(R->rows);
 		R->rows_cap = 2 * nnz + 16;

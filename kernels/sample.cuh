@@ -45,6 +45,11 @@ struct fek_gpu_sample_sink {
 	    double proposals);
 	int (*hist)(void *ctx, long window, const double *rows,
 	    long long nnz, double total, double dropped, double proposals);
+	/* Optional: the same histogram as nnz (bin, count) pairs of 32-bit
+	 * unsigned integers, as the shared-memory binning makes them (no
+	 * conversion to doubles on the way out). */
+	int (*hist_pairs)(void *ctx, long window, const unsigned int *pairs,
+	    long long nnz, double total, double dropped, double proposals);
 };
 
 /* Diagnostics of a run, for -v and benchmarks. */

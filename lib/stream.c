@@ -615,6 +615,20 @@ column_from_bytes(const unsigned char *src, size_t rowsize, enum fek_type t,
 	return k;
 }
 
+/* The row of the first NaN among k cells of a float column, else k. */
+static size_t
+column_nan(const unsigned char *src, size_t rowsize, enum fek_type t,
+    size_t k)
+{
+	size_t i;
+	double v;
+
+	for (i = 0; i < k; i++)
+		if (cell_from_bytes(src + i * rowsize, t, &v) < 0)
+			return i;
+	return k;
+}
+
 /* Rows the binary reader and writer move per fread/fwrite. */
 static size_t
 chunk_rows(size_t rowsize)
@@ -622,10 +636,17 @@ chunk_rows(size_t rowsize)
 	return CHUNK_BYTES / rowsize + 1;
 }
 
+static long read_rows(struct fek_reader *r, double *buf,
+    unsigned char *packed, long max);
+static void cell_to_bytes(unsigned char *b, enum fek_type t, double v);
+
+/* Up to max binary rows: converted to doubles into buf, or, with packed,
+ * as they are (the section's layout) into packed, checked for NaN. */
 static long
-read_rows_binary(struct fek_reader *r, double *buf, long max)
+read_rows_binary(struct fek_reader *r, double *buf, unsigned char *packed,
+    long max)
 {
-	unsigned char cnt[8];
+	unsigned char cnt[8], *src;
 	size_t rowsize = 0, off, k, want, got_bytes, i;
 	long got = 0;
 	int c;
@@ -666,14 +687,23 @@ read_rows_binary(struct fek_reader *r, double *buf, long max)
 		}
 		if (k > (size_t)(max - got))
 			k = (size_t)(max - got);
-		if (k > chunk_rows(rowsize))
+		if (packed == NULL && k > chunk_rows(rowsize))
 			k = chunk_rows(rowsize);
 		want = k * rowsize;
-		got_bytes = fread(r->chunk, 1, want, r->fp);
+		src = packed != NULL ? packed + got * rowsize : r->chunk;
+		got_bytes = fread(src, 1, want, r->fp);
 		k = got_bytes / rowsize;	/* the whole rows that came */
 		for (c = 0, off = 0; c < r->ncols; c++) {
-			i = column_from_bytes(r->chunk + off, rowsize,
-			    r->types[c], buf + got * r->ncols + c, r->ncols, k);
+			if (packed == NULL)
+				i = column_from_bytes(src + off, rowsize,
+				    r->types[c], buf + got * r->ncols + c,
+				    r->ncols, k);
+			else if (r->types[c] == FEK_F64 ||
+			    r->types[c] == FEK_F32)
+				i = column_nan(src + off, rowsize, r->types[c],
+				    k);
+			else
+				i = k;
 			if (i < k)
 				return fek_rerr(r, FEK_EX_DATA, "row %lld: "
 				    "column %d: NaN", r->row + (long long)i + 1,
@@ -779,12 +809,44 @@ read_rows_text(struct fek_reader *r, double *buf, long max)
 long
 fek_read_rows(struct fek_reader *r, double *buf, long max)
 {
-	long n;
+	return read_rows(r, buf, NULL, max);
+}
+
+long
+fek_read_packed(struct fek_reader *r, void *buf, long max)
+{
+	return read_rows(r, NULL, buf, max);
+}
+
+static long
+read_rows(struct fek_reader *r, double *buf, unsigned char *packed, long max)
+{
+	long n, i;
+	int c;
 
 	if (!r->in_payload)
 		return 0;
-	n = r->text ? read_rows_text(r, buf, max) :
-	    read_rows_binary(r, buf, max);
+	if (!r->text)
+		n = read_rows_binary(r, buf, packed, max);
+	else if (packed == NULL)
+		n = read_rows_text(r, buf, max);
+	else {		/* text rows, encoded as the binary twin's */
+		double row[FEK_MAXCOLS];
+		size_t off;
+
+		for (n = 0; n < max; n++) {
+			if ((i = read_rows_text(r, row, 1)) <= 0) {
+				if (i < 0)
+					return -1;
+				break;
+			}
+			for (c = 0; c < r->ncols; c++) {
+				cell_to_bytes(packed, r->types[c], row[c]);
+				off = type_sizes[r->types[c]];
+				packed += off;
+			}
+		}
+	}
 	if (n < 0)
 		return -1;
 	if (n == 0) {
@@ -1041,6 +1103,38 @@ fek_write_rows(struct fek_writer *w, const double *rows, long n)
 		return -1;
 	w->written += n;
 	return ferror(w->fp) ? werr(w) : 0;
+}
+
+int
+fek_write_packed(struct fek_writer *w, const void *rows, long n)
+{
+	const unsigned char *b = rows;
+	double row[FEK_MAXCOLS];
+	long i;
+	int c;
+
+	if (!w->open)
+		return fek_seterr(FEK_EX_SOFTWARE, "no section begun");
+	if (w->text || w->rows < 0) {	/* through the row writer */
+		for (i = 0; i < n; i++) {
+			for (c = 0; c < w->ncols; c++) {
+				(void)cell_from_bytes(b, w->types[c], &row[c]);
+				b += type_sizes[w->types[c]];
+			}
+			if (fek_write_rows(w, row, 1) < 0)
+				return -1;
+		}
+		return 0;
+	}
+	if (w->written + n > w->rows)
+		return fek_seterr(FEK_EX_SOFTWARE, "more rows than declared "
+		    "(%lld)", w->rows);
+	if (w->block_rows && flush_chunk(w) < 0)
+		return -1;
+	if (n && fwrite(rows, w->rowsize, (size_t)n, w->fp) != (size_t)n)
+		return werr(w);
+	w->written += n;
+	return 0;
 }
 
 int

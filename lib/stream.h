@@ -109,6 +109,11 @@ int	fek_next_section(struct fek_reader *r, struct fek_header *h);
 /* Read up to max rows of ncols doubles.  Returns the count, 0 at the end of
  * the section, -1 on error (short payload, NaN, bad number, bad count). */
 long	fek_read_rows(struct fek_reader *r, double *buf, long max);
+/* Read up to max rows as they lie in a binary section: little-endian,
+ * the COL types, no padding (a text section's rows are encoded so); NaN
+ * in a float column is still an error.  buf holds max rows.  Returns as
+ * fek_read_rows. */
+long	fek_read_packed(struct fek_reader *r, void *buf, long max);
 /* Read the whole section payload; *out is malloc'd rows*ncols doubles. */
 long long fek_read_all(struct fek_reader *r, const struct fek_header *h,
 	    double **out);
@@ -134,6 +139,9 @@ struct fek_writer {
 void	fek_writer_init(struct fek_writer *w, FILE *fp, int text);
 int	fek_begin_section(struct fek_writer *w, const struct fek_header *h);
 int	fek_write_rows(struct fek_writer *w, const double *rows, long n);
+/* n rows already in the binary layout of the section (as fek_read_packed
+ * gives them); the text twin decodes them. */
+int	fek_write_packed(struct fek_writer *w, const void *rows, long n);
 /* A blank line in the text twin (gnuplot's row separator); binary: none. */
 int	fek_write_blank(struct fek_writer *w);
 int	fek_end_section(struct fek_writer *w);

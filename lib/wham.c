@@ -36,7 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <gsl/gsl_cblas.h>	/* cblas_dsyrk; OpenBLAS provides it */
+#include <gsl/gsl_cblas.h>	/* OpenBLAS provides these */
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_linalg.h>
 #include <gsl/gsl_randist.h>
@@ -118,12 +118,7 @@ evaluate(struct solver *s, struct point *x)
 static double
 dot(const double *a, const double *b, long n)
 {
-	double s = 0;
-	long i;
-
-	for (i = 0; i < n; i++)
-		s += a[i] * b[i];
-	return s;
+	return cblas_ddot((int)n, a, 1, b, 1);	/* vectorised, unlike a loop */
 }
 
 /* Backtracking from t = 1 along d until Armijo holds (A is known to a few
@@ -225,8 +220,7 @@ solve_lbfgs(struct solver *s, struct point *x)
 		for (k = 0; k < n; k++) {
 			i = (int)((head - 1 - k + LBFGS_MEMORY) % LBFGS_MEMORY);
 			alpha[i] = rho[i] * dot(S[i], q, s->H);
-			for (h = 0; h < s->H; h++)
-				q[h] -= alpha[i] * Y[i][h];
+			cblas_daxpy((int)s->H, -alpha[i], Y[i], 1, q, 1);
 		}
 		for (h = 0; h < s->H; h++)
 			d[h] = gamma * q[h] / s->w[h];
@@ -235,8 +229,7 @@ solve_lbfgs(struct solver *s, struct point *x)
 
 			i = (int)((head - 1 - k + LBFGS_MEMORY) % LBFGS_MEMORY);
 			beta = rho[i] * dot(Y[i], d, s->H);
-			for (h = 0; h < s->H; h++)
-				d[h] += S[i][h] * (alpha[i] - beta);
+			cblas_daxpy((int)s->H, alpha[i] - beta, S[i], 1, d, 1);
 		}
 		for (h = 0; h < s->H; h++)
 			d[h] = -d[h];
@@ -710,7 +703,6 @@ wham_overlap_init(struct wham_overlap *ov, long long nbins)
 	long long b;
 
 	memset(ov, 0, sizeof *ov);
-	ov->last_h = -1;
 	ov->owner = fek_alloc((size_t)(nbins ? nbins : 1), sizeof(long));
 	for (b = 0; b < nbins; b++)
 		ov->owner[b] = -1;
@@ -719,25 +711,30 @@ wham_overlap_init(struct wham_overlap *ov, long long nbins)
 void
 wham_overlap_add(struct wham_overlap *ov, long h, long long bin)
 {
-	while (h >= ov->cap) {
-		ov->cap = ov->cap ? 2 * ov->cap : 64;
-		ov->parent = realloc(ov->parent, ov->cap * sizeof(long));
-		if (ov->parent == NULL)
-			fek_errx(FEK_EX_SOFTWARE, "out of memory");
+	long o;
+
+	if (h >= ov->nwin) {
+		if (h >= ov->cap) {
+			ov->cap = 2 * h + 64;
+			ov->parent = realloc(ov->parent, ov->cap *
+			    sizeof(long));
+			ov->joined = realloc(ov->joined, ov->cap *
+			    sizeof(long));
+			if (ov->parent == NULL || ov->joined == NULL)
+				fek_errx(FEK_EX_SOFTWARE, "out of memory");
+		}
+		for (; ov->nwin <= h; ov->nwin++) {
+			ov->parent[ov->nwin] = ov->nwin;
+			ov->joined[ov->nwin] = -1;
+		}
 	}
-	while (ov->nwin <= h) {
-		ov->parent[ov->nwin] = ov->nwin;
-		ov->nwin++;
-	}
-	if (ov->owner[bin] < 0)
+	o = ov->owner[bin];
+	if (o < 0)
 		ov->owner[bin] = h;
-	else if (ov->owner[bin] != h && !(ov->last_h == h &&
-	    ov->last_owner == ov->owner[bin])) {
-		/* neighbouring bins mostly share an owner: join once */
-		ov->parent[uf_find(ov->parent, h)] =
-		    uf_find(ov->parent, ov->owner[bin]);
-		ov->last_h = h;
-		ov->last_owner = ov->owner[bin];
+	else if (o != h && ov->joined[o] != h) {
+		/* once per pair (h, owner): joined[o] remembers the last h */
+		ov->parent[uf_find(ov->parent, h)] = uf_find(ov->parent, o);
+		ov->joined[o] = h;
 	}
 }
 
@@ -753,6 +750,7 @@ wham_overlap_check(struct wham_overlap *ov, const struct wham_problem *p)
 		    uf_find(ov->parent, 0))
 			other = h;
 	free(ov->parent);
+	free(ov->joined);
 	free(ov->owner);
 	memset(ov, 0, sizeof *ov);
 	if (other < 0)

@@ -75,8 +75,8 @@ int	wham_check_overlap(const struct wham_problem *p);
 struct wham_overlap {
 	long *parent;		/* union-find over windows */
 	long nwin, cap;
+	long *joined;		/* per owner window: the last h joined to it */
 	long *owner;		/* nbins: first window seen in the bin */
-	long last_h, last_owner;	/* the last pair joined */
 };
 void	wham_overlap_init(struct wham_overlap *ov, long long nbins);
 void	wham_overlap_add(struct wham_overlap *ov, long h, long long bin);

@@ -7,6 +7,7 @@
  * is the histogram sections that histogram(1) would make of them.
  */
 #include <getopt.h>
+#include <stdint.h>
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -141,16 +142,13 @@ write_samples(void *ctx, long window, const double *x, long n,
 	return 0;
 }
 
-/* Window i's histogram: the section histogram(1) writes for it (the keys
- * of the samples section, AXIS and BINS of the grid, NSAMPLES, DROPPED). */
+/* Window i's histogram section header, as histogram(1) writes it (the
+ * keys of the samples section, AXIS and BINS of the grid, NSAMPLES,
+ * DROPPED), columns aside; -1 for a window with nothing in range. */
 static int
-write_hist(void *ctx, long window, const double *rows, long long nnz,
-    double total, double dropped, double props)
+hist_header(struct out *o, struct fek_header *h, long window, long long nnz,
+    double total, double dropped)
 {
-	struct out *o = ctx;
-	struct fek_header h;
-	long i = window - 1;
-
 	if (total == 0)
 		return fek_seterr(FEK_EX_DATA, "window %ld: no sample inside "
 		    "the histogram range (%.0f outside)", window, dropped);
@@ -158,19 +156,74 @@ write_hist(void *ctx, long window, const double *rows, long long nnz,
 		fek_warnx("window %ld: %.0f of %.0f samples outside the "
 		    "histogram range, dropped", window, dropped,
 		    dropped + total);
-	fek_hdr_init(&h, "histogram");
-	h.rows = nnz;
+	fek_hdr_init(h, "histogram");
+	h->rows = nnz;
+	return 0;
+}
+
+static void
+hist_keys(struct out *o, struct fek_header *h, long window, double total,
+    double dropped)
+{
+	window_keys(h, o, window - 1);
+	fek_grid_write(h, o->hgrid);
+	fek_hdr_set(h, "NSAMPLES", "%.0f", total);
+	fek_hdr_set(h, "DROPPED", "%.0f", dropped);
+}
+
+static int
+write_hist(void *ctx, long window, const double *rows, long long nnz,
+    double total, double dropped, double props)
+{
+	struct out *o = ctx;
+	struct fek_header h;
+
+	if (hist_header(o, &h, window, nnz, total, dropped) < 0)
+		return -1;
 	fek_hist_columns(&h, o->hgrid->nbins, rows, nnz);
-	window_keys(&h, o, i);
-	fek_grid_write(&h, o->hgrid);
-	fek_hdr_set(&h, "NSAMPLES", "%.0f", total);
-	fek_hdr_set(&h, "DROPPED", "%.0f", dropped);
+	hist_keys(o, &h, window, total, dropped);
 	if (fek_begin_section(&o->wr, &h) < 0 ||
 	    fek_write_rows(&o->wr, rows, nnz) < 0 ||
 	    fek_end_section(&o->wr) < 0)
 		fek_die();
 	fek_hdr_free(&h);
-	progress(o, i, props);
+	progress(o, window - 1, props);
+	return 0;
+}
+
+/* The GPU's (bin, count) pairs of 32-bit integers: on a little-endian
+ * host with bins and counts below 2^31 they are the payload of i32
+ * columns byte for byte (fek_hist_columns would choose i32 for them). */
+static int
+write_hist_pairs(void *ctx, long window, const unsigned int *pairs,
+    long long nnz, double total, double dropped, double props)
+{
+	struct out *o = ctx;
+	struct fek_header h;
+	double *rows;
+	long long k;
+	int rc;
+
+	if (__BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__ ||
+	    o->hgrid->nbins - 1 > INT32_MAX || total > INT32_MAX) {
+		rows = fek_alloc((size_t)(nnz ? 2 * nnz : 1), sizeof(double));
+		for (k = 0; k < 2 * nnz; k++)
+			rows[k] = pairs[k];
+		rc = write_hist(ctx, window, rows, nnz, total, dropped, props);
+		free(rows);
+		return rc;
+	}
+	if (hist_header(o, &h, window, nnz, total, dropped) < 0)
+		return -1;
+	fek_hdr_addcol(&h, "bin", FEK_I32, "1");
+	fek_hdr_addcol(&h, "count", FEK_I32, "1");
+	hist_keys(o, &h, window, total, dropped);
+	if (fek_begin_section(&o->wr, &h) < 0 ||
+	    fek_write_packed(&o->wr, pairs, (long)nnz) < 0 ||
+	    fek_end_section(&o->wr) < 0)
+		fek_die();
+	fek_hdr_free(&h);
+	progress(o, window - 1, props);
 	return 0;
 }
 
@@ -417,6 +470,7 @@ main(int argc, char **argv)
 		struct fek_gpu_sample_stats gst;
 
 		memset(&spec, 0, sizeof spec);
+		memset(&sink, 0, sizeof sink);
 		spec.formula = formula;
 		spec.pmf = pmf;
 		spec.dom = &dom;
@@ -430,6 +484,7 @@ main(int argc, char **argv)
 		sink.ctx = &o;
 		sink.samples = write_samples;
 		sink.hist = write_hist;
+		sink.hist_pairs = write_hist_pairs;
 		if (fek_gpu_sample(&spec, &sink, &gst) < 0)
 			fek_die();
 		if (verbose)

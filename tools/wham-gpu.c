@@ -8,6 +8,7 @@
  */
 #include <getopt.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -42,6 +43,23 @@ struct input {
 	long built;			/* windows whose bias was built here */
 };
 
+/* Room for got more kept rows (-B only). */
+static void
+reserve(struct input *in, long got, long long declared)
+{
+	struct wham_problem *p = &in->p;
+
+	if (!in->keep || in->nnz + got <= in->nnzcap)
+		return;
+	in->nnzcap = 2 * (in->nnz + got) + (declared > 0 ? declared : 0) +
+	    1024;
+	p->hist_bin = realloc(p->hist_bin, in->nnzcap * sizeof *p->hist_bin);
+	p->hist_count = realloc(p->hist_count, in->nnzcap *
+	    sizeof *p->hist_count);
+	if (!p->hist_bin || !p->hist_count)
+		fek_errx(FEK_EX_SOFTWARE, "out of memory");
+}
+
 static void
 add_histogram(struct input *in, struct fek_reader *r, struct fek_header *h)
 {
@@ -50,9 +68,11 @@ add_histogram(struct input *in, struct fek_reader *r, struct fek_header *h)
 	struct fek_window win;
 	enum fek_unit eu;
 	static double rows[2 * CHUNK_ROWS];
+	static int32_t pairs[2 * CHUNK_ROWS];
 	double temp, n = 0, ineff = 1, tau;
 	long long k, row = 0;
 	long got;
+	int packed;
 
 	if (fek_grid_read(r, h, &g, 1) < 0 ||
 	    fek_window_read(r, h, g.ndim, &win) < 0 ||
@@ -111,38 +131,40 @@ add_histogram(struct input *in, struct fek_reader *r, struct fek_header *h)
 	}
 	if (in->keep)
 		p->hist_start[p->nwin] = in->nnz;
-	/* the rows, a chunk at a time, straight into the problem's arrays */
-	while ((got = fek_read_rows(r, rows, CHUNK_ROWS)) > 0) {
-		if (in->keep && in->nnz + got > in->nnzcap) {
-			in->nnzcap = 2 * (in->nnz + got) + (h->rows > 0 ?
-			    h->rows : 0) + 1024;
-			p->hist_bin = realloc(p->hist_bin, in->nnzcap *
-			    sizeof *p->hist_bin);
-			p->hist_count = realloc(p->hist_count, in->nnzcap *
-			    sizeof *p->hist_count);
-			if (!p->hist_bin || !p->hist_count)
-				fek_errx(FEK_EX_SOFTWARE, "out of memory");
-		}
+	/* the rows, a chunk at a time, straight into the problem's arrays;
+	 * i32 pairs (what histogram and sample-gen write) as they lie */
+	packed = __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ &&
+	    h->cols[0].type == FEK_I32 && h->cols[1].type == FEK_I32;
+	for (;;) {
+		got = packed ? fek_read_packed(r, pairs, CHUNK_ROWS) :
+		    fek_read_rows(r, rows, CHUNK_ROWS);
+		if (got <= 0)
+			break;
+		reserve(in, got, h->rows);
 		for (k = 0; k < got; k++) {
-			double b = rows[2 * k], c = rows[2 * k + 1];
+			long long b = packed ? pairs[2 * k] :
+			    (long long)rows[2 * k];
+			double c = packed ? pairs[2 * k + 1] : rows[2 * k + 1];
 
-			if (b < 0 || b >= (double)g.nbins)
+			if (!packed && !(rows[2 * k] == (double)b))
+				b = -1;		/* not an integer */
+			if (b < 0 || b >= g.nbins)
 				fek_errx(FEK_EX_DATA, "%s: section %ld: row "
 				    "%lld: bin %.0f outside 0..%lld", r->name,
-				    r->section, row + k + 1, b, g.nbins - 1);
+				    r->section, row + k + 1, packed ? (double)b
+				    : rows[2 * k], g.nbins - 1);
 			if (!(c >= 0) || !isfinite(c))
 				fek_errx(FEK_EX_DATA, "%s: section %ld: row "
 				    "%lld: count %g is not a finite count >= "
 				    "0", r->name, r->section, row + k + 1, c);
 			if (in->keep) {
-				p->hist_bin[in->nnz] = (long long)b;
+				p->hist_bin[in->nnz] = b;
 				p->hist_count[in->nnz] = c;
 				in->nnz++;
 			}
 			if (c > 0)
-				wham_overlap_add(&in->ov, p->nwin,
-				    (long long)b);
-			p->counts[(long long)b] += c;
+				wham_overlap_add(&in->ov, p->nwin, b);
+			p->counts[b] += c;
 			n += c;
 		}
 		row += got;
