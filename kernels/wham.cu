@@ -68,6 +68,7 @@ struct gpu {
 	cudaGraphExec_t graph;
 	double *hu, *hlnfn;
 	struct scal *hsc;
+	void *arena, *harena;	/* the device and pinned allocations */
 };
 
 static int
@@ -496,84 +497,96 @@ static void
 gpu_free(void *ctx)
 {
 	struct gpu *g = (struct gpu *)ctx;
-	void *ptr[] = { g->u, g->a, g->lnfn, g->M, g->lnN, g->lnB, g->cnt,
-	    g->lnc, g->lnp, g->G, g->T0, g->T1, g->C1, g->K, g->den, g->s,
-	    g->perm, g->sc };
-	size_t i;
-
-	for (i = 0; i < sizeof ptr / sizeof ptr[0]; i++)
-		if (ptr[i] != NULL)
-			cudaFree(ptr[i]);
+	if (g->arena != NULL)
+		cudaFree(g->arena);
 	if (g->graph != NULL)
 		cudaGraphExecDestroy(g->graph);
 	if (g->st != NULL)
 		cudaStreamDestroy(g->st);
-	cudaFreeHost(g->hu);
-	cudaFreeHost(g->hlnfn);
-	cudaFreeHost(g->hsc);
+	if (g->harena != NULL)
+		cudaFreeHost(g->harena);
 	free(g);
 }
 
-static int
-up(void **dst, const void *src, size_t bytes)
-{
-	CK(cudaMalloc(dst, bytes ? bytes : 1));
-	if (src != NULL)
-		CK(cudaMemcpy(*dst, src, bytes, cudaMemcpyHostToDevice));
-	return 0;
-}
+/* The device buffers, carved from one allocation (and the pinned host
+ * buffers from another): a dozen cudaMalloc calls cost more than a sweep. */
+struct carve {
+	void **dst;
+	const void *src;	/* uploaded when not NULL */
+	size_t bytes;
+};
 
 static int
 setup(struct gpu *g)
 {
 	const struct wham_problem *p = g->p;
 	const struct wham_factors *f = g->f;
-	size_t H = f->H, B = (size_t)f->B;
-	long gsize = 0;
-	int d;
+	size_t H = f->H, B = (size_t)f->B, total = 0, off = 0, i, n = 0;
+	long gsize = 0, *ident = NULL;
+	struct carve c[24];
+	char *base, *hbase;
+	int d, rc;
 
-	CK(cudaStreamCreateWithFlags(&g->st, cudaStreamNonBlocking));
-	CK(cudaMallocHost((void **)&g->hu, H * 8));
-	CK(cudaMallocHost((void **)&g->hlnfn, H * 8));
-	CK(cudaMallocHost((void **)&g->hsc, sizeof(struct scal)));
-	if (up((void **)&g->u, NULL, H * 8) < 0 ||
-	    up((void **)&g->a, NULL, H * 8) < 0 ||
-	    up((void **)&g->lnfn, NULL, H * 8) < 0 ||
-	    up((void **)&g->M, f->M, H * 8) < 0 ||
-	    up((void **)&g->lnN, NULL, H * 8) < 0 ||
-	    up((void **)&g->lnB, NULL, B * 8) < 0 ||
-	    up((void **)&g->cnt, NULL, B * 8) < 0 ||
-	    up((void **)&g->lnp, NULL, B * 8) < 0 ||
-	    up((void **)&g->sc, NULL, sizeof(struct scal)) < 0)
-		return -1;
+#define CARVE(d_, s_, b_) (c[n].dst = (void **)(d_), c[n].src = (s_), \
+	c[n].bytes = (b_), n++)
+	CARVE(&g->u, NULL, H * 8);
+	CARVE(&g->a, NULL, H * 8);
+	CARVE(&g->lnfn, NULL, H * 8);
+	CARVE(&g->M, f->M, H * 8);
+	CARVE(&g->lnN, NULL, H * 8);
+	CARVE(&g->lnB, NULL, B * 8);
+	CARVE(&g->cnt, NULL, B * 8);
+	CARVE(&g->lnp, NULL, B * 8);
+	CARVE(&g->sc, NULL, sizeof(struct scal));
 	if (f->tensor) {
 		for (d = 0; d < f->D; d++)
 			gsize += f->nw[d] * f->nb[d];
-		if (up((void **)&g->G, f->G, gsize * 8) < 0 ||
-		    up((void **)&g->lnc, f->lg, gsize * 8) < 0 ||
-		    up((void **)&g->perm, f->perm, H * sizeof(long)) < 0 ||
-		    up((void **)&g->T0, NULL, f->tmax * 8) < 0 ||
-		    up((void **)&g->T1, NULL, f->tmax * 8) < 0)
-			return -1;
+		CARVE(&g->G, f->G, gsize * 8);
+		CARVE(&g->lnc, f->lg, gsize * 8);
+		CARVE(&g->perm, f->perm, H * sizeof(long));
+		CARVE(&g->T0, NULL, f->tmax * 8);
+		CARVE(&g->T1, NULL, f->tmax * 8);
 	} else {
-		long *ident = (long *)fek_alloc(H, sizeof(long));
-		size_t h;
-		int rc;
-
-		for (h = 0; h < H; h++)
-			ident[h] = (long)h;
-		rc = up((void **)&g->perm, ident, H * sizeof(long));
-		free(ident);
-		if (rc < 0 ||
-		    up((void **)&g->lnc, p->lnc, H * p->lnc_stride * 8) < 0 ||
-		    up((void **)&g->C1, f->C1, H * f->n1 * 8) < 0 ||
-		    up((void **)&g->K, f->K, H * f->R * 8) < 0 ||
-		    up((void **)&g->den, NULL, B * 8) < 0 ||
-		    up((void **)&g->s, NULL, H * 8) < 0)
-			return -1;
+		ident = (long *)fek_alloc(H, sizeof(long));
+		for (i = 0; i < H; i++)
+			ident[i] = (long)i;
+		CARVE(&g->perm, ident, H * sizeof(long));
+		CARVE(&g->lnc, p->lnc, H * p->lnc_stride * 8);
+		CARVE(&g->C1, f->C1, H * f->n1 * 8);
+		CARVE(&g->K, f->K, H * f->R * 8);
+		CARVE(&g->den, NULL, B * 8);
+		CARVE(&g->s, NULL, H * 8);
 	}
-	CK(cudaDeviceSynchronize());	/* the uploads above, on any stream */
-	return gpu_counts(g);
+#undef CARVE
+	for (i = 0; i < n; i++)
+		total += (c[i].bytes + 255) / 256 * 256;
+	rc = cudaStreamCreateWithFlags(&g->st, cudaStreamNonBlocking);
+	if (rc == cudaSuccess)
+		rc = cudaMalloc((void **)&g->arena, total);
+	if (rc == cudaSuccess)
+		rc = cudaMallocHost((void **)&g->harena, 2 * H * 8 +
+		    sizeof(struct scal));
+	if (rc != cudaSuccess) {
+		free(ident);
+		return cuda_fail((cudaError_t)rc, "cudaMalloc");
+	}
+	base = (char *)g->arena;
+	for (i = 0; i < n; i++) {
+		*c[i].dst = base + off;
+		if (c[i].src != NULL && cudaMemcpyAsync(*c[i].dst, c[i].src,
+		    c[i].bytes, cudaMemcpyHostToDevice, g->st) != cudaSuccess) {
+			free(ident);
+			return cuda_fail(cudaGetLastError(), "cudaMemcpyAsync");
+		}
+		off += (c[i].bytes + 255) / 256 * 256;
+	}
+	hbase = (char *)g->harena;
+	g->hsc = (struct scal *)hbase;	/* first: aligned */
+	g->hu = (double *)(hbase + sizeof(struct scal));
+	g->hlnfn = g->hu + H;
+	rc = gpu_counts(g);	/* synchronises the stream: ident is done */
+	free(ident);
+	return rc;
 }
 
 extern "C" int

@@ -4,7 +4,11 @@
  * Netpbm's PAM (KEY value header, sections back to back) and NumPy's .npy
  * (a magic string with a non-ASCII first byte and a major version).
  */
+#define _GNU_SOURCE	/* F_SETPIPE_SZ */
+#include <sys/stat.h>
+
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -275,6 +279,21 @@ fek_key_double(struct fek_reader *r, const struct fek_header *h,
 	return fek_key_doubles(r, h, key, 1, out);
 }
 
+/* A pipe of 1 MiB instead of 64 KiB: a sixteenth of the wake-ups for the
+ * hundreds of megabytes a histogram stream can be (Linux; else nothing). */
+static void
+widen_pipe(FILE *fp)
+{
+#ifdef F_SETPIPE_SZ
+	struct stat st;
+
+	if (fstat(fileno(fp), &st) == 0 && S_ISFIFO(st.st_mode))
+		(void)fcntl(fileno(fp), F_SETPIPE_SZ, 1 << 20);
+#else
+	(void)fp;
+#endif
+}
+
 int
 fek_reader_open(struct fek_reader *r, const char *path)
 {
@@ -290,6 +309,7 @@ fek_reader_open(struct fek_reader *r, const char *path)
 		r->owned = 1;
 		snprintf(r->name, sizeof r->name, "%s", path);
 	}
+	widen_pipe(r->fp);
 	return 0;
 }
 
@@ -924,6 +944,7 @@ fek_writer_init(struct fek_writer *w, FILE *fp, int text)
 	w->fp = fp;
 	w->name = fp == stdout ? "stdout" : "output";
 	w->text = text || (e != NULL && strcmp(e, "1") == 0);
+	widen_pipe(fp);
 }
 
 static int
