@@ -210,11 +210,12 @@ fek_meta_free(struct fek_meta *m, long n)
 }
 
 int
-fek_timeseries_hist(const char *path, int ndim, struct fek_hist *h)
+fek_timeseries_hist(const char *path, int ndim, struct fek_hist *h,
+    double **series, long *n)
 {
 	FILE *fp;
 	char *line = NULL;
-	size_t cap = 0;
+	size_t cap = 0, scap = 0;
 	long lineno = 0;
 	double v[FEK_MAXDIM + 2];
 	int k, bad;
@@ -223,6 +224,8 @@ fek_timeseries_hist(const char *path, int ndim, struct fek_hist *h)
 	if (fp == NULL)
 		return fek_seterr(FEK_EX_NOINPUT, "%s: %s", path,
 		    strerror(errno));
+	if (series != NULL)
+		*n = 0;
 	while (getline(&line, &cap, fp) >= 0) {
 		char *p = line + strspn(line, " \t\r\n");
 
@@ -245,6 +248,19 @@ fek_timeseries_hist(const char *path, int ndim, struct fek_hist *h)
 		}
 		if (fek_hist_add(h, v + 1, 1, lineno) < 0)
 			goto fail;
+		if (series != NULL) {
+			if ((size_t)(*n + 1) * ndim > scap) {
+				scap = 2 * (size_t)(*n + 1) * ndim + 1024;
+				*series = realloc(*series, scap *
+				    sizeof(double));
+				if (*series == NULL)
+					fek_errx(FEK_EX_SOFTWARE, "out of "
+					    "memory");
+			}
+			memcpy(*series + *n * ndim, v + 1, ndim *
+			    sizeof(double));
+			(*n)++;
+		}
 	}
 	if (ferror(fp)) {
 		fek_seterr(FEK_EX_NOINPUT, "%s: read error", path);

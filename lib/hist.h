@@ -62,7 +62,9 @@ int	fek_meta_load(const char *path, int ndim, struct fek_meta **out,
 	    long *n);
 void	fek_meta_free(struct fek_meta *m, long n);
 /* Histogram a time-series file: columns time x1..xD [more...]; '#' and
- * '@' (xmgrace) lines and blank lines skipped. */
-int	fek_timeseries_hist(const char *path, int ndim, struct fek_hist *h);
+ * '@' (xmgrace) lines and blank lines skipped.  With series, the points
+ * also go to *series (n x ndim, realloc'd) and their count to *n. */
+int	fek_timeseries_hist(const char *path, int ndim, struct fek_hist *h,
+	    double **series, long *n);
 
 #endif

@@ -13,15 +13,28 @@
 
 #include "fek.h"
 #include "hist.h"
+#include "ineff.h"
 #include "stream.h"
 #include "../kernels/hist.cuh"
 
 #define MAXB FEK_MAXDIM
 
+static int estimate_g;		/* -g: INEFFICIENCY from each series */
+
+/* -g: the INEFFICIENCY key of a window from its n points. */
+static void
+set_ineff(struct fek_header *h, const double *x, long n,
+    const struct fek_grid *g)
+{
+	if (estimate_g)
+		fek_hdr_set(h, "INEFFICIENCY", "%.10g",
+		    fek_ineff_points(x, n, g));
+}
+
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: histogram [-Tqv] [-d cpu|gpu|auto] [-E kcal|kJ] "
+	fprintf(stderr, "usage: histogram [-gTqv] [-d cpu|gpu|auto] [-E kcal|kJ] "
 	    "[-m metadata]\n"
 	    "                 [-t temperature] [-u unit] "
 	    "-b bins|lo:hi:bins[:p] ... [file ...]\n");
@@ -97,7 +110,8 @@ from_metadata(const char *meta, const struct fek_binspec *bs, int nb,
 	struct fek_meta *m;
 	struct fek_grid g;
 	struct fek_hist hist;
-	long n, i;
+	double *ser = NULL;
+	long n, i, nser = 0;
 	int d;
 
 	memset(&g, 0, sizeof g);
@@ -135,9 +149,11 @@ from_metadata(const char *meta, const struct fek_binspec *bs, int nb,
 			    "differs from window 1 (%g); one temperature only",
 			    meta, i + 1, m[i].temp, m[0].temp);
 		fek_hist_reset(&hist);
-		if (fek_timeseries_hist(m[i].path, nb, &hist) < 0)
+		if (fek_timeseries_hist(m[i].path, nb, &hist, estimate_g ?
+		    &ser : NULL, &nser) < 0)
 			fek_die();
 		fek_hdr_init(&h, "samples");
+		set_ineff(&h, ser, nser, &g);
 		fek_window_write(&h, nb, &m[i].win);
 		fek_hdr_add(&h, "TEMP", "%.17g", t);
 		fek_hdr_add(&h, "ENERGY", "%s", fek_unit_name(eunit));
@@ -150,6 +166,7 @@ from_metadata(const char *meta, const struct fek_binspec *bs, int nb,
 	}
 	fek_hist_free(&hist);
 	fek_meta_free(m, n);
+	free(ser);
 }
 
 static void
@@ -160,8 +177,8 @@ from_stream(const char *path, const struct fek_binspec *bs, int nb,
 	struct fek_header h;
 	struct fek_grid g, prev;
 	struct fek_hist hist = { 0 };
-	double *buf;
-	long got;
+	double *buf, *ser = NULL;
+	long got, nser = 0, sercap = 0;
 	long long row;
 	int rc, have = 0;
 	char where[512];
@@ -188,14 +205,29 @@ from_stream(const char *path, const struct fek_binspec *bs, int nb,
 		}
 		fek_hist_reset(&hist);
 		row = 1;
+		nser = 0;
 		while ((got = fek_read_rows(&r, buf, 65536)) > 0) {
 			if (fek_hist_add(&hist, buf, got, row) < 0)
 				fek_errx(FEK_EX_DATA, "%s: section %ld: %s",
 				    r.name, r.section, fek_errmsg());
+			if (estimate_g) {	/* the series, for g */
+				if ((nser + got) * g.ndim > sercap) {
+					sercap = 2 * (nser + got) * g.ndim;
+					ser = realloc(ser, sercap *
+					    sizeof(double));
+					if (ser == NULL)
+						fek_errx(FEK_EX_SOFTWARE,
+						    "out of memory");
+				}
+				memcpy(ser + nser * g.ndim, buf, got *
+				    g.ndim * sizeof(double));
+				nser += got;
+			}
 			row += got;
 		}
 		if (got < 0)
 			fek_die();
+		set_ineff(&h, ser, nser, &g);
 		snprintf(where, sizeof where, "%s: section %ld", r.name,
 		    r.section);
 		write_hist(w, &h, &hist, where, argc, argv);
@@ -206,6 +238,7 @@ from_stream(const char *path, const struct fek_binspec *bs, int nb,
 	if (have)
 		fek_hist_free(&hist);
 	free(buf);
+	free(ser);
 	fek_reader_close(&r);
 }
 
@@ -341,6 +374,8 @@ from_stream_gpu(const char *path, const struct fek_binspec *bs, int nb,
 		if (got < 0)
 			die_after(p);
 		fek_hdr_copy(&p->hdr[p->n], &h);
+		set_ineff(&p->hdr[p->n], p->x + (p->nx - (row - 1)) * g.ndim,
+		    (long)(row - 1), &g);
 		p->where[p->n] = strdup(where);
 		if (p->where[p->n] == NULL)
 			fek_errx(FEK_EX_SOFTWARE, "out of memory");
@@ -371,7 +406,7 @@ main(int argc, char **argv)
 	int c, nb = 0, nerr = 0, text = 0, temp_given = 0, i;
 
 	fek_setprogname(argv[0]);
-	while ((c = getopt_long(argc, argv, "b:d:E:m:qt:Tu:v", longopts,
+	while ((c = getopt_long(argc, argv, "b:d:E:gm:qt:Tu:v", longopts,
 	    NULL)) != -1) {
 		switch (c) {
 		case 'b':
@@ -390,6 +425,9 @@ main(int argc, char **argv)
 			break;
 		case 'E':
 			nerr += fek_opt_unit(optarg, 0, "-E", &eunit);
+			break;
+		case 'g':
+			estimate_g = 1;
 			break;
 		case 'm':
 			meta = optarg;
