@@ -434,7 +434,7 @@ main(int argc, char **argv)
 	double t_start, t_dev, t_in, t_solve0, t_solve, t_boot;
 	enum fek_device dev = FEK_DEV_AUTO, use;
 	long trials = 0, seed = 1;
-	int c, nerr = 0, text = 0, verbose = 0, quiet = 0, i;
+	int c, nerr = 0, text = 0, verbose = 0, quiet = 0, i, seed_given = 0;
 
 	fek_setprogname(argv[0]);
 	memset(&in, 0, sizeof in);
@@ -455,6 +455,7 @@ main(int argc, char **argv)
 		case 's':
 			nerr += fek_opt_long(optarg, 0, 0x7fffffffffffffffL,
 			    "-s", &seed);
+			seed_given = 1;
 			break;
 		case 'd':
 			if (fek_device_parse(optarg, &dev) < 0) {
@@ -502,6 +503,9 @@ main(int argc, char **argv)
 	t_dev = fek_seconds();
 	o.gpu = use == FEK_DEV_GPU;
 	in.keep = trials > 0;
+	if (seed_given && trials == 0)
+		fek_warnx("-s: a seed is for the bootstrap; without -B it has "
+		    "no effect");
 	if (optind == argc)
 		read_input(&in, "-");
 	for (i = optind; i < argc; i++)
