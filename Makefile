@@ -16,6 +16,8 @@ CC ?= cc
 CFLAGS ?= -O2 -g
 CWARN = -Wall -Wextra -Wno-unused-parameter
 CPPFLAGS += -std=c11 -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L -Ilib
+# OpenMP: window-parallel loops on the CPU (wham-gpu's reader); GCC's own.
+OMPFLAGS = -fopenmp
 LDLIBS = -lgsl -lopenblas -lmatheval -lm
 
 ifeq ($(SANITIZE),1)
@@ -66,7 +68,7 @@ all: $(TOOLS)
 
 # Rebuild everything when the flags change (make check SANITIZE=1 after a
 # plain build must not reuse plain objects).
-BUILDFLAGS = $(CC) $(CFLAGS) $(CWARN) $(CPPFLAGS) $(LDFLAGS) $(NVCC)
+BUILDFLAGS = $(CC) $(CFLAGS) $(OMPFLAGS) $(CWARN) $(CPPFLAGS) $(LDFLAGS) $(NVCC)
 .build-flags: FORCE
 	@echo '$(BUILDFLAGS)' | cmp -s - $@ || echo '$(BUILDFLAGS)' > $@
 
@@ -76,7 +78,7 @@ BUILDFLAGS = $(CC) $(CFLAGS) $(CWARN) $(CPPFLAGS) $(LDFLAGS) $(NVCC)
 	@touch $@
 
 lib/%.o: lib/%.c $(LIBHDR) .build-flags | .deps-build
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(CWARN) -c -o $@ $<
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(OMPFLAGS) $(CWARN) -c -o $@ $<
 
 kernels/%.o: kernels/%.cu $(LIBHDR) .build-flags
 	$(NVCC) $(NVCCFLAGS) -c -o $@ $<
@@ -86,7 +88,7 @@ lib/libfek.a: $(LIBOBJ)
 	ar rcs $@ $(LIBOBJ)
 
 tools/%: tools/%.c lib/libfek.a $(LIBHDR) .build-flags
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(CWARN) $(LDFLAGS) -o $@ $< \
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(OMPFLAGS) $(CWARN) $(LDFLAGS) -o $@ $< \
 	    lib/libfek.a $(LDLIBS)
 
 check:

@@ -708,11 +708,10 @@ wham_overlap_init(struct wham_overlap *ov, long long nbins)
 		ov->owner[b] = -1;
 }
 
-void
-wham_overlap_add(struct wham_overlap *ov, long h, long long bin)
+/* Entries up to window h. */
+static void
+overlap_grow(struct wham_overlap *ov, long h)
 {
-	long o;
-
 	if (h >= ov->nwin) {
 		if (h >= ov->cap) {
 			ov->cap = 2 * h + 64;
@@ -728,6 +727,21 @@ wham_overlap_add(struct wham_overlap *ov, long h, long long bin)
 			ov->joined[ov->nwin] = -1;
 		}
 	}
+}
+
+void
+wham_overlap_join(struct wham_overlap *ov, long h, long o)
+{
+	overlap_grow(ov, h > o ? h : o);
+	ov->parent[uf_find(ov->parent, h)] = uf_find(ov->parent, o);
+}
+
+void
+wham_overlap_add(struct wham_overlap *ov, long h, long long bin)
+{
+	long o;
+
+	overlap_grow(ov, h);
 	o = ov->owner[bin];
 	if (o < 0)
 		ov->owner[bin] = h;

@@ -80,6 +80,9 @@ struct wham_overlap {
 };
 void	wham_overlap_init(struct wham_overlap *ov, long long nbins);
 void	wham_overlap_add(struct wham_overlap *ov, long h, long long bin);
+/* Windows h and o share a sampled bin (for readers that find the pairs
+ * themselves; the owner array is theirs to fill then). */
+void	wham_overlap_join(struct wham_overlap *ov, long h, long o);
 int	wham_overlap_check(struct wham_overlap *ov,
 	    const struct wham_problem *p);
 /* Solve Eqs. 3.1-3.2 to the fixed point: the largest residual

@@ -7,6 +7,9 @@
  * the sweeps on the CPU (lib/wham_cpu.c) or the GPU (kernels/wham.cu).
  */
 #include <getopt.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -41,6 +44,15 @@ struct input {
 	int keep;			/* keep the histograms (-B) */
 	struct wham_overlap ov;
 	long built;			/* windows whose bias was built here */
+	/* i32 histograms read whole and summed afterwards, in parallel
+	 * (ingest_packed); the others are summed as they are read */
+	int32_t *pk;			/* (bin, count) pairs */
+	long long pk_n, pk_cap;
+	long long *pk_off;		/* per window: first pair, -1 if summed */
+	long long *pk_len;
+	long *section;			/* per window: section, for messages */
+	char **sname;			/* per window: its stream's name */
+	char *name;			/* the stream being read (kept) */
 };
 
 /* Room for got more kept rows (-B only). */
@@ -125,16 +137,51 @@ add_histogram(struct input *in, struct fek_reader *r, struct fek_header *h)
 			p->hist_start = realloc(p->hist_start, (in->cap +
 			    1) * sizeof *p->hist_start);
 		p->ineff = realloc(p->ineff, in->cap * sizeof *p->ineff);
+		in->pk_off = realloc(in->pk_off, in->cap * sizeof *in->pk_off);
+		in->pk_len = realloc(in->pk_len, in->cap * sizeof *in->pk_len);
+		in->section = realloc(in->section, in->cap *
+		    sizeof *in->section);
+		in->sname = realloc(in->sname, in->cap * sizeof *in->sname);
 		if (!p->win || !p->n || !p->ineff || (in->keep &&
-		    !p->hist_start))
+		    !p->hist_start) || !in->pk_off || !in->pk_len ||
+		    !in->section || !in->sname)
 			fek_errx(FEK_EX_SOFTWARE, "out of memory");
 	}
+	in->section[p->nwin] = r->section;
+	in->sname[p->nwin] = in->name;
+	in->pk_off[p->nwin] = -1;
 	if (in->keep)
 		p->hist_start[p->nwin] = in->nnz;
 	/* the rows, a chunk at a time, straight into the problem's arrays;
 	 * i32 pairs (what histogram and sample-gen write) as they lie */
 	packed = __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ &&
 	    h->cols[0].type == FEK_I32 && h->cols[1].type == FEK_I32;
+	if (packed && !in->keep) {	/* whole, for ingest_packed */
+		in->pk_off[p->nwin] = in->pk_n;
+		for (;;) {
+			if (in->pk_n + CHUNK_ROWS > in->pk_cap) {
+				in->pk_cap = 2 * in->pk_cap + CHUNK_ROWS;
+				in->pk = realloc(in->pk, (size_t)in->pk_cap *
+				    2 * sizeof(int32_t));
+				if (in->pk == NULL)
+					fek_errx(FEK_EX_SOFTWARE, "out of "
+					    "memory");
+			}
+			got = fek_read_packed(r, in->pk + 2 * in->pk_n,
+			    CHUNK_ROWS);
+			if (got <= 0)
+				break;
+			in->pk_n += got;
+		}
+		if (got < 0)
+			fek_die();
+		in->pk_len[p->nwin] = in->pk_n - in->pk_off[p->nwin];
+		p->win[p->nwin] = win;
+		p->n[p->nwin] = 0;	/* ingest_packed sums it */
+		p->ineff[p->nwin] = ineff;
+		p->nwin++;
+		return;
+	}
 	for (;;) {
 		got = packed ? fek_read_packed(r, pairs, CHUNK_ROWS) :
 		    fek_read_rows(r, rows, CHUNK_ROWS);
@@ -266,6 +313,138 @@ add_bias(struct input *in, struct fek_reader *r, struct fek_header *h)
 	free(rows);
 }
 
+/* The windows read whole (i32 pairs): check every row, sum N_h and B_b,
+ * and join the windows that share a bin, window-parallel (OpenMP); the
+ * first bad row in input order is the one reported. */
+static void
+ingest_packed(struct input *in)
+{
+	struct wham_problem *p = &in->p;
+	long H = p->nwin, h, bad_h = -1;
+	long long B = p->grid.nbins, b, *bad;
+	long *owner = in->ov.owner, *first;
+	int nt = 1;
+
+	if (in->pk_n == 0)
+		return;
+	bad = fek_alloc(H, sizeof *bad);
+	first = fek_alloc((size_t)B, sizeof *first);
+	for (b = 0; b < B; b++)
+		first[b] = H;
+#ifdef _OPENMP
+	nt = omp_get_max_threads();
+#endif
+	/* pass 1: checks, N_h, per-thread B_b and first windows of bins */
+#pragma omp parallel num_threads(nt)
+	{
+		double *cnt = fek_alloc((size_t)B, sizeof(double));
+		long *fst = fek_alloc((size_t)B, sizeof(long)), hh;
+		long long k, bb;
+
+		for (bb = 0; bb < B; bb++)
+			fst[bb] = H;
+#pragma omp for schedule(dynamic, 8)
+		for (hh = 0; hh < H; hh++) {
+			const int32_t *q = in->pk + 2 * (in->pk_off[hh] < 0 ?
+			    0 : in->pk_off[hh]);
+			double n = 0;
+
+			bad[hh] = -1;
+			if (in->pk_off[hh] < 0)
+				continue;
+			for (k = 0; k < in->pk_len[hh]; k++) {
+				int32_t bi = q[2 * k], c = q[2 * k + 1];
+
+				if (bi < 0 || bi >= B || c < 0) {
+					bad[hh] = k;
+					break;
+				}
+				n += c;
+				cnt[bi] += c;
+				if (c > 0 && fst[bi] > hh)
+					fst[bi] = hh;
+			}
+			p->n[hh] = n;
+		}
+#pragma omp critical
+		for (bb = 0; bb < B; bb++) {
+			p->counts[bb] += cnt[bb];
+			if (fst[bb] < first[bb])
+				first[bb] = fst[bb];
+		}
+		free(cnt);
+		free(fst);
+	}
+	for (h = 0; h < H && bad_h < 0; h++)
+		if (bad[h] >= 0 || (in->pk_off[h] >= 0 && !(p->n[h] > 0)))
+			bad_h = h;
+	if (bad_h >= 0) {
+		const int32_t *q = in->pk + 2 * (in->pk_off[bad_h] +
+		    (bad[bad_h] < 0 ? 0 : bad[bad_h]));
+
+		if (bad[bad_h] < 0)
+			fek_errx(FEK_EX_DATA, "%s: section %ld: window has no "
+			    "samples", in->sname[bad_h], in->section[bad_h]);
+		if (q[0] < 0 || q[0] >= B)
+			fek_errx(FEK_EX_DATA, "%s: section %ld: row %lld: bin "
+			    "%d outside 0..%lld", in->sname[bad_h],
+			    in->section[bad_h], bad[bad_h] + 1, (int)q[0],
+			    B - 1);
+		fek_errx(FEK_EX_DATA, "%s: section %ld: row %lld: count %d "
+		    "is not a finite count >= 0", in->sname[bad_h],
+		    in->section[bad_h], bad[bad_h] + 1, (int)q[1]);
+	}
+	/* bins no summed window owns get their first packed window */
+	for (b = 0; b < B; b++)
+		if (owner[b] < 0 && first[b] < H)
+			owner[b] = first[b];
+	/* pass 2: each window joined to the owners of its bins, once */
+#pragma omp parallel num_threads(nt)
+	{
+		long *seen = fek_alloc(H, sizeof(long)), hh, o, ne = 0,
+		    cap = 0, *edge = NULL, i;
+		long long k;
+
+		for (hh = 0; hh < H; hh++)
+			seen[hh] = -1;
+#pragma omp for schedule(dynamic, 8)
+		for (hh = 0; hh < H; hh++) {
+			const int32_t *q = in->pk + 2 * (in->pk_off[hh] < 0 ?
+			    0 : in->pk_off[hh]);
+
+			if (in->pk_off[hh] < 0)
+				continue;
+			for (k = 0; k < in->pk_len[hh]; k++) {
+				if (q[2 * k + 1] == 0)
+					continue;
+				o = owner[q[2 * k]];
+				if (o == hh || seen[o] == hh)
+					continue;
+				seen[o] = hh;
+				if (ne + 2 > cap) {
+					cap = 2 * cap + 64;
+					edge = realloc(edge, cap *
+					    sizeof(long));
+					if (edge == NULL)
+						fek_errx(FEK_EX_SOFTWARE,
+						    "out of memory");
+				}
+				edge[ne++] = hh;
+				edge[ne++] = o;
+			}
+		}
+#pragma omp critical
+		for (i = 0; i < ne; i += 2)
+			wham_overlap_join(&in->ov, edge[i], edge[i + 1]);
+		free(edge);
+		free(seen);
+	}
+	free(bad);
+	free(first);
+	free(in->pk);
+	in->pk = NULL;
+}
+
 static void
 read_input(struct input *in, const char *path)
 {
@@ -275,6 +454,8 @@ read_input(struct input *in, const char *path)
 
 	if (fek_reader_open(&r, path) < 0)
 		fek_die();
+	if ((in->name = strdup(r.name)) == NULL)	/* for ingest_packed */
+		fek_errx(FEK_EX_SOFTWARE, "out of memory");
 	while ((rc = fek_next_section(&r, &h)) > 0) {
 		if (strcmp(h.kind, "histogram") == 0) {
 			if (in->nbias != in->p.nwin)
@@ -510,13 +691,14 @@ main(int argc, char **argv)
 		read_input(&in, "-");
 	for (i = optind; i < argc; i++)
 		read_input(&in, argv[i]);
-	t_in = fek_seconds();
 	if (in.p.nwin == 0)
 		fek_errx(FEK_EX_DATA, "no histogram sections in the input");
 	if (in.nbias != in.p.nwin)
 		build_bias(&in);
+	ingest_packed(&in);
 	if (wham_overlap_check(&in.ov, &in.p) < 0)
 		fek_die();
+	t_in = fek_seconds();
 	if (verbose || (!quiet && isatty(STDERR_FILENO))) {
 		o.progress = progress;
 		o.progress_every = 100;
