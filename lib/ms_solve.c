@@ -1,0 +1,255 @@
+/*
+ * ms_solve.c - the linear systems of Milestoning, (I - K_SS) x = b and its
+ * transpose, on a subset S of the milestones (thesis Eqs. 2.70 and 2.87:
+ * the stationary flux and the MFPT, solved, never by an explicit inverse).
+ * The structure of K picks the method: a chain of milestones (1-D, K
+ * tridiagonal) goes to GSL's tridiagonal solver, O(|S|); a narrow band to
+ * GSL's banded LU with partial pivoting, O(|S| w^2); anything else to
+ * GSL's dense LU, O(|S|^3).
+ *
+ * The tridiagonal solver does not pivot; I - K_SS with K_SS substochastic
+ * and every milestone of S leaking out of S is an irreducibly diagonally
+ * dominant M-matrix (by rows, and by columns for the transpose's
+ * equivalent), for which elimination without pivoting is stable.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_linalg.h>
+#include <gsl/gsl_matrix.h>
+#include <gsl/gsl_vector.h>
+
+#include "fek.h"
+#include "milestone.h"
+
+static const char *const solver_names[] = { "auto", "tridiag", "band",
+	"dense" };
+
+int
+ms_solver_parse(const char *s, enum ms_solver *out)
+{
+	int k;
+
+	for (k = 0; k < 4; k++)
+		if (strcmp(s, solver_names[k]) == 0) {
+			*out = (enum ms_solver)k;
+			return 0;
+		}
+	return -1;
+}
+
+const char *
+ms_solver_name(enum ms_solver s)
+{
+	return solver_names[s];
+}
+
+/* The smallest transition probability inside S, for a singular system's
+ * message: a nearly closed set of milestones leaks through it. */
+static int
+singular(const struct ms_model *m, const unsigned char *in_set, long ns,
+    const char *method)
+{
+	long i, e, bi = -1, bj = -1;
+	double kmin = HUGE_VAL;
+
+	for (i = 0; i < m->n; i++) {
+		if (!in_set[i])
+			continue;
+		for (e = m->row[i]; e < m->row[i + 1]; e++)
+			if (m->K[e] > 0 && m->K[e] < kmin) {
+				kmin = m->K[e];
+				bi = i;
+				bj = m->col[e];
+			}
+	}
+	if (bi < 0)
+		return fek_seterr(FEK_EX_NUMERIC, "I - K is singular (%s "
+		    "solve, %ld milestones)", method, ns);
+	return fek_seterr(FEK_EX_NUMERIC, "I - K is numerically singular "
+	    "(%s solve, %ld milestones); the smallest transition is "
+	    "K[%ld][%ld] = %.3g", method, ns, bi, bj, kmin);
+}
+
+/* Bandwidths below (lb) and above (ub) the diagonal of A or A^T, in the
+ * positions of S (pos: milestone -> position or -1). */
+static void
+bandwidths(const struct ms_model *m, const long *pos, const long *idx,
+    long ns, int trans, long *lb, long *ub)
+{
+	long r, c, e, i, d;
+
+	*lb = *ub = 0;
+	for (r = 0; r < ns; r++) {
+		i = idx[r];
+		for (e = m->row[i]; e < m->row[i + 1]; e++) {
+			if (m->K[e] == 0 || (c = pos[m->col[e]]) < 0)
+				continue;
+			d = trans ? c - r : r - c;	/* row - column */
+			if (d > *lb)
+				*lb = d;
+			if (-d > *ub)
+				*ub = -d;
+		}
+	}
+}
+
+static enum ms_solver
+pick(enum ms_solver how, long ns, long lb, long ub)
+{
+	if (how != MS_SOLVE_AUTO)
+		return how;
+	if (ns <= 2)
+		return MS_SOLVE_DENSE;
+	if (lb <= 1 && ub <= 1)
+		return MS_SOLVE_TRIDIAG;
+	if ((2 * lb + ub + 1) * 4 <= ns)
+		return MS_SOLVE_BAND;
+	return MS_SOLVE_DENSE;
+}
+
+enum ms_solver
+ms_solver_pick(const struct ms_model *m, enum ms_solver how)
+{
+	long *pos = fek_alloc((size_t)m->n, sizeof *pos), i, lb, ub;
+
+	for (i = 0; i < m->n; i++)
+		pos[i] = i;
+	bandwidths(m, pos, pos, m->n, 0, &lb, &ub);
+	free(pos);
+	return pick(how, m->n, lb, ub);
+}
+
+int
+ms_solve(const struct ms_model *m, const unsigned char *in_set, int trans,
+    const double *b, double *x, enum ms_solver how, enum ms_solver *used)
+{
+	long n = m->n, ns = 0, i, e, r, c, lb, ub, *pos, *idx;
+	gsl_error_handler_t *old;
+	int status = 0, rc = 0;
+
+	pos = fek_alloc((size_t)n, sizeof *pos);
+	idx = fek_alloc((size_t)n, sizeof *idx);
+	for (i = 0; i < n; i++) {
+		pos[i] = -1;
+		if (in_set[i]) {
+			pos[i] = ns;
+			idx[ns++] = i;
+		}
+	}
+	bandwidths(m, pos, idx, ns, trans, &lb, &ub);
+	how = pick(how, ns, lb, ub);
+	if (how == MS_SOLVE_TRIDIAG && (lb > 1 || ub > 1)) {
+		free(pos);
+		free(idx);
+		return fek_seterr(FEK_EX_USAGE, "--solver tridiag: K is not "
+		    "tridiagonal (bandwidths %ld below, %ld above)", lb, ub);
+	}
+	if (used)
+		*used = how;
+	if (ns == 0)
+		goto done;
+	old = gsl_set_error_handler_off();
+	if (how == MS_SOLVE_TRIDIAG && ns >= 2) {
+		gsl_vector *d = gsl_vector_alloc(ns), *a = gsl_vector_calloc(ns -
+		    1), *bl = gsl_vector_calloc(ns - 1), *bv =
+		    gsl_vector_alloc(ns), *xv = gsl_vector_alloc(ns);
+
+		gsl_vector_set_all(d, 1);
+		for (r = 0; r < ns; r++) {
+			i = idx[r];
+			gsl_vector_set(bv, r, b[i]);
+			for (e = m->row[i]; e < m->row[i + 1]; e++) {
+				if (m->K[e] == 0 || (c = pos[m->col[e]]) < 0)
+					continue;
+				/* A(r, c) = -K; A^T(c, r) = -K */
+				if (trans ? c == r - 1 : c == r + 1)
+					gsl_vector_set(a, trans ? c : r,
+					    -m->K[e]);
+				else	/* the other neighbour */
+					gsl_vector_set(bl, trans ? r : c,
+					    -m->K[e]);
+			}
+		}
+		status = gsl_linalg_solve_tridiag(d, a, bl, bv, xv);
+		for (r = 0; r < ns; r++)
+			x[idx[r]] = gsl_vector_get(xv, r);
+		gsl_vector_free(d);
+		gsl_vector_free(a);
+		gsl_vector_free(bl);
+		gsl_vector_free(bv);
+		gsl_vector_free(xv);
+	} else if (how == MS_SOLVE_TRIDIAG) {
+		x[idx[0]] = b[idx[0]];	/* one milestone: A = 1 */
+	} else if (how == MS_SOLVE_BAND) {
+		/* LAPACK band storage, row j of AB = column j of A:
+		 * AB(j, lb + ub + i - j) = A(i, j) */
+		long w = 2 * lb + ub + 1;
+		gsl_matrix *ab = gsl_matrix_calloc(ns, w);
+		gsl_vector_uint *piv = gsl_vector_uint_alloc(ns);
+		gsl_vector *xv = gsl_vector_alloc(ns);
+
+		for (r = 0; r < ns; r++) {
+			gsl_matrix_set(ab, r, lb + ub, 1);
+			i = idx[r];
+			gsl_vector_set(xv, r, b[i]);
+			for (e = m->row[i]; e < m->row[i + 1]; e++) {
+				long ar, ac;
+
+				if (m->K[e] == 0 || (c = pos[m->col[e]]) < 0)
+					continue;
+				ar = trans ? c : r;
+				ac = trans ? r : c;
+				gsl_matrix_set(ab, ac, lb + ub + ar - ac,
+				    -m->K[e]);
+			}
+		}
+		status = gsl_linalg_LU_band_decomp(ns, lb, ub, ab, piv);
+		if (!status)
+			status = gsl_linalg_LU_band_svx(lb, ub, ab, piv, xv);
+		for (r = 0; r < ns; r++)
+			x[idx[r]] = gsl_vector_get(xv, r);
+		gsl_matrix_free(ab);
+		gsl_vector_uint_free(piv);
+		gsl_vector_free(xv);
+	} else {
+		gsl_matrix *a = gsl_matrix_calloc(ns, ns);
+		gsl_permutation *p = gsl_permutation_alloc(ns);
+		gsl_vector *xv = gsl_vector_alloc(ns);
+		int sig;
+
+		for (r = 0; r < ns; r++) {
+			gsl_matrix_set(a, r, r, 1);
+			i = idx[r];
+			gsl_vector_set(xv, r, b[i]);
+			for (e = m->row[i]; e < m->row[i + 1]; e++) {
+				if ((c = pos[m->col[e]]) < 0)
+					continue;
+				if (trans)
+					gsl_matrix_set(a, c, r, -m->K[e]);
+				else
+					gsl_matrix_set(a, r, c, -m->K[e]);
+			}
+		}
+		status = gsl_linalg_LU_decomp(a, p, &sig);
+		if (!status)
+			status = gsl_linalg_LU_svx(a, p, xv);
+		for (r = 0; r < ns; r++)
+			x[idx[r]] = gsl_vector_get(xv, r);
+		gsl_matrix_free(a);
+		gsl_permutation_free(p);
+		gsl_vector_free(xv);
+	}
+	gsl_set_error_handler(old);
+	for (r = 0; r < ns && !status; r++)
+		if (!isfinite(x[idx[r]]))
+			status = GSL_ESING;
+	if (status)
+		rc = singular(m, in_set, ns, ms_solver_name(how));
+done:
+	free(pos);
+	free(idx);
+	return rc;
+}
