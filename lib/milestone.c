@@ -350,9 +350,12 @@ ms_stationary(const struct ms_model *m, const unsigned char *in_set,
 			if (!in_set[i])
 				continue;
 			if (!(q[i] >= 0)) {
-				rc = fek_seterr(FEK_EX_NUMERIC, "the stationary "
-				    "flux is negative on milestone %ld (%.3g): "
-				    "I - K is numerically singular", i, q[i]);
+				char what[96];
+
+				snprintf(what, sizeof what, "the stationary "
+				    "flux is negative on milestone %ld (%.3g)",
+				    i, q[i]);
+				rc = ms_singular(m, in_set, what);
 				break;
 			}
 			sum += q[i];
@@ -401,10 +404,13 @@ ms_mfpt_all(const struct ms_model *m, const unsigned char *is_target,
 			x[i] = -1;
 			if (unknown)
 				unknown[i] = 1;
-		} else if (rc == 0 && !(x[i] >= 0))
-			rc = fek_seterr(FEK_EX_NUMERIC, "the MFPT from "
-			    "milestone %ld is negative (%.3g): I - K is "
-			    "numerically singular", i, x[i]);
+		} else if (rc == 0 && !(x[i] >= 0)) {
+			char what[96];
+
+			snprintf(what, sizeof what, "the MFPT from milestone "
+			    "%ld is negative (%.3g)", i, x[i]);
+			rc = ms_singular(m, set, what);
+		}
 	}
 	free(reach);
 	free(bad);
@@ -470,10 +476,13 @@ ms_mfpt(const struct ms_model *m, long s, const unsigned char *is_target,
 	rc = passage_set(m, s, is_target, set);
 	if (rc == 0)
 		rc = ms_solve(m, set, 0, m->tau, x, how, NULL);
-	if (rc == 0 && !(x[s] >= 0))
-		rc = fek_seterr(FEK_EX_NUMERIC, "the MFPT from milestone %ld "
-		    "is negative (%.3g): I - K is numerically singular", s,
-		    x[s]);
+	if (rc == 0 && !(x[s] >= 0)) {
+		char what[96];
+
+		snprintf(what, sizeof what, "the MFPT from milestone %ld is "
+		    "negative (%.3g)", s, x[s]);
+		rc = ms_singular(m, set, what);
+	}
 	*t = x[s];
 	free(set);
 	free(x);
@@ -565,10 +574,13 @@ ms_committor(const struct ms_model *m, long s, const unsigned char *is_target,
 	for (i = 0; rc == 0 && i < n; i++) {
 		if (!set[i])
 			continue;
-		if (!(c[i] >= -1e-9 && c[i] <= 1 + 1e-9))
-			rc = fek_seterr(FEK_EX_NUMERIC, "committor %.3g outside "
-			    "[0, 1] on milestone %ld: I - K is numerically "
-			    "singular", c[i], i);
+		if (!(c[i] >= -1e-9 && c[i] <= 1 + 1e-9)) {
+			char what[96];
+
+			snprintf(what, sizeof what, "the committor is %.3g on "
+			    "milestone %ld", c[i], i);
+			rc = ms_singular(m, set, what);
+		}
 		c[i] = c[i] < 0 ? 0 : c[i] > 1 ? 1 : c[i];
 	}
 out:

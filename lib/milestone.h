@@ -123,6 +123,11 @@ const char *ms_solver_name(enum ms_solver s);
  * structure decides the method under MS_SOLVE_AUTO; *used (may be NULL)
  * gets it.  -1 with code 1 when the system is singular or the solution
  * not finite. */
+/* -1 with code 1: "WHAT: I - K is numerically singular", naming the
+ * smallest transition probability out of the milestones in_set, through
+ * which a nearly closed set of milestones leaks. */
+int	ms_singular(const struct ms_model *m, const unsigned char *in_set,
+	    const char *what);
 /* The method MS_SOLVE_AUTO would take for the whole of K. */
 enum ms_solver ms_solver_pick(const struct ms_model *m, enum ms_solver how);
 int	ms_solve(const struct ms_model *m, const unsigned char *in_set,

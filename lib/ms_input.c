@@ -113,7 +113,9 @@ parse_value(const char *tok, double *v)
 
 	errno = 0;
 	*v = strtod(tok, &end);
-	return end != tok && *end == '\0' && errno != ERANGE && isfinite(*v);
+	/* underflow to a subnormal or 0 is a value; overflow is not */
+	return end != tok && *end == '\0' && isfinite(*v) &&
+	    !(errno == ERANGE && fabs(*v) >= 1);
 }
 
 static int

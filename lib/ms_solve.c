@@ -13,6 +13,7 @@
  * equivalent), for which elimination without pivoting is stable.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -46,11 +47,9 @@ ms_solver_name(enum ms_solver s)
 	return solver_names[s];
 }
 
-/* The smallest transition probability inside S, for a singular system's
- * message: a nearly closed set of milestones leaks through it. */
-static int
-singular(const struct ms_model *m, const unsigned char *in_set, long ns,
-    const char *method)
+int
+ms_singular(const struct ms_model *m, const unsigned char *in_set,
+    const char *what)
 {
 	long i, e, bi = -1, bj = -1;
 	double kmin = HUGE_VAL;
@@ -66,11 +65,10 @@ singular(const struct ms_model *m, const unsigned char *in_set, long ns,
 			}
 	}
 	if (bi < 0)
-		return fek_seterr(FEK_EX_NUMERIC, "I - K is singular (%s "
-		    "solve, %ld milestones)", method, ns);
-	return fek_seterr(FEK_EX_NUMERIC, "I - K is numerically singular "
-	    "(%s solve, %ld milestones); the smallest transition is "
-	    "K[%ld][%ld] = %.3g", method, ns, bi, bj, kmin);
+		return fek_seterr(FEK_EX_NUMERIC, "%s: I - K is singular", what);
+	return fek_seterr(FEK_EX_NUMERIC, "%s: I - K is numerically singular; "
+	    "the smallest transition out of the milestones solved for is "
+	    "K[%ld][%ld] = %.3g", what, bi, bj, kmin);
 }
 
 /* Bandwidths below (lb) and above (ub) the diagonal of A or A^T, in the
@@ -246,8 +244,13 @@ ms_solve(const struct ms_model *m, const unsigned char *in_set, int trans,
 	for (r = 0; r < ns && !status; r++)
 		if (!isfinite(x[idx[r]]))
 			status = GSL_ESING;
-	if (status)
-		rc = singular(m, in_set, ns, ms_solver_name(how));
+	if (status) {
+		char what[64];
+
+		snprintf(what, sizeof what, "%s solve on %ld milestones",
+		    ms_solver_name(how), ns);
+		rc = ms_singular(m, in_set, what);
+	}
 done:
 	free(pos);
 	free(idx);
