@@ -206,10 +206,13 @@ int	ms_analyse(const struct ms_model *m, const struct ms_request *rq,
 	    struct ms_result *res, int full);
 void	ms_result_free(struct ms_result *res);
 
-/* Bootstrap spreads: standard deviations over the trials that had a
- * connected K (inf where a quantity was infinite or unknown in any). */
+/* Bootstrap spreads: standard deviations over the trials that could be
+ * analysed (inf where a quantity was infinite or unknown in any); the
+ * others (a disconnected or singular K) are counted and the first one's
+ * message kept. */
 struct ms_spread {
 	long trials, failed;
+	char why[400];			/* the first failure's message */
 	double *sd_q, *sd_p, *sd_F, *sd_committor, *sd_mto;
 	double sd_fwd, lo_fwd, hi_fwd;	/* sd and the 2.5 and 97.5 % points */
 	double sd_rev, lo_rev, hi_rev;

@@ -132,7 +132,7 @@ ms_bootstrap(const struct ms_model *m, const struct ms_request *rq,
 	double *fwd, *rev;
 	long n = m->n, b, k = 0, krev = 0;
 	gsl_rng *rng = fek_rng_new(seed, 0);
-	int pass = rq->start >= 0;
+	int pass = rq->start >= 0, rc;
 
 	memset(out, 0, sizeof *out);
 	vacc_init(&aq, n);
@@ -149,10 +149,15 @@ ms_bootstrap(const struct ms_model *m, const struct ms_request *rq,
 		if (progress && (b % 64 == 0))
 			progress(b, trials);
 		ms_resample(&bm, m, rng);
-		if (ms_analyse(&bm, rq, &r, 0) < 0 || (pass && point->have_rev &&
-		    !r.have_rev)) {
+		rc = ms_analyse(&bm, rq, &r, 0);
+		if (rc < 0 || (pass && point->have_rev && !r.have_rev)) {
+			if (out->failed++ == 0 && rc < 0)
+				snprintf(out->why, sizeof out->why, "%s",
+				    fek_errmsg());
+			else if (out->failed == 1)
+				snprintf(out->why, sizeof out->why, "the way "
+				    "back: %.380s", r.rev_why);
 			ms_result_free(&r);
-			out->failed++;
 			continue;
 		}
 		vacc_add(&aq, r.q, n);
@@ -190,8 +195,8 @@ ms_bootstrap(const struct ms_model *m, const struct ms_request *rq,
 	fek_rng_free(rng);
 	if (k < 2)
 		return fek_seterr(FEK_EX_NUMERIC, "bootstrap: only %ld of %ld "
-		    "trials had a connected K (the last failure: %s)", k,
-		    trials, fek_errmsg());
+		    "trials could be analysed (the first failure: %s)", k,
+		    trials, out->why);
 	return 0;
 }
 

@@ -3,14 +3,16 @@
  * transpose, on a subset S of the milestones (thesis Eqs. 2.70 and 2.87:
  * the stationary flux and the MFPT, solved, never by an explicit inverse).
  * The structure of K picks the method: a chain of milestones (1-D, K
- * tridiagonal) goes to GSL's tridiagonal solver, O(|S|); a narrow band to
- * GSL's banded LU with partial pivoting, O(|S| w^2); anything else to
- * GSL's dense LU, O(|S|^3).
+ * tridiagonal) goes to the subtraction-free elimination below (the GTH
+ * form of the Thomas algorithm), O(|S|); a narrow band to GSL's banded LU
+ * with partial pivoting, O(|S| w^2); anything else to GSL's dense LU,
+ * O(|S|^3).
  *
- * The tridiagonal solver does not pivot; I - K_SS with K_SS substochastic
- * and every milestone of S leaking out of S is an irreducibly diagonally
- * dominant M-matrix (by rows, and by columns for the transpose's
- * equivalent), for which elimination without pivoting is stable.
+ * I - K_SS with K_SS substochastic and every milestone of S leaking out of
+ * S is an irreducibly diagonally dominant M-matrix, for which elimination
+ * without pivoting is stable; the GTH form also keeps the relative
+ * accuracy that the LU paths lose to cancellation on long chains over
+ * high barriers.
  */
 #include <math.h>
 #include <stdio.h>
@@ -99,8 +101,6 @@ pick(enum ms_solver how, long ns, long lb, long ub)
 {
 	if (how != MS_SOLVE_AUTO)
 		return how;
-	if (ns <= 2)
-		return MS_SOLVE_DENSE;
 	if (lb <= 1 && ub <= 1)
 		return MS_SOLVE_TRIDIAG;
 	if ((2 * lb + ub + 1) * 4 <= ns)
@@ -118,6 +118,76 @@ ms_solver_pick(const struct ms_model *m, enum ms_solver how)
 	bandwidths(m, pos, pos, m->n, 0, &lb, &ub);
 	free(pos);
 	return pick(how, m->n, lb, ub);
+}
+
+/*
+ * The chain: A = I - K_SS tridiagonal in the positions of S.  Thomas's
+ * elimination (no pivoting; A is an M-matrix) with its pivots in the GTH
+ * form of Grassmann, Taksar & Heyman (1985): with K stochastic, each row
+ * of A is 1 = up + lo + leak (the transitions to the neighbours in S and
+ * those leaving S), and the pivot
+ *   d_r = 1 - lo_r up_r-1 / d_r-1 = up_r + g_r,
+ *   g_r = leak_r + lo_r g_r-1 / d_r-1
+ * is a sum of nonnegative terms, as are the substitutions for b >= 0.
+ * GSL's gsl_linalg_solve_tridiag forms 1 - lo up / d by subtraction, which
+ * cancels when d is small: a long chain over high barriers (MFPT / tau of
+ * 1e10 and more, as for the thesis's IHF) lost up to all its digits and
+ * gave negative fluxes.  Here every digit survives.  x[idx[r]] gets the
+ * solution; -1 when a pivot is 0 (a closed set of milestones in S).
+ */
+static int
+solve_chain(const struct ms_model *m, const long *pos, const long *idx,
+    long ns, int trans, const double *b, double *x)
+{
+	double *lo = fek_alloc((size_t)ns, sizeof *lo);
+	double *up = fek_alloc((size_t)ns, sizeof *up);
+	double *leak = fek_alloc((size_t)ns, sizeof *leak);
+	double *d = fek_alloc((size_t)ns, sizeof *d);
+	double *y = fek_alloc((size_t)ns, sizeof *y), g = 0;
+	long r, e, c, i;
+	int rc = 0;
+
+	for (r = 0; r < ns; r++) {
+		double sum = 0;
+
+		i = idx[r];
+		for (e = m->row[i]; e < m->row[i + 1]; e++) {
+			if (m->K[e] == 0)
+				continue;
+			sum += m->K[e];
+			c = pos[m->col[e]];
+			if (c == r + 1)
+				up[r] = m->K[e];
+			else if (c == r - 1 && c >= 0)
+				lo[r] = m->K[e];
+			else
+				leak[r] += m->K[e];
+		}
+		if (sum < 1)	/* a row without transitions leaks all */
+			leak[r] += 1 - sum;
+	}
+	for (r = 0; r < ns; r++) {
+		g = r == 0 ? leak[0] : leak[r] + lo[r] * g / d[r - 1];
+		d[r] = up[r] + g;
+		if (!(d[r] > 0)) {
+			rc = -1;
+			goto out;
+		}
+	}
+	/* L y = b, then U x = y; for A^T the neighbours trade places */
+	for (r = 0; r < ns; r++)
+		y[r] = b[idx[r]] + (r == 0 ? 0 : (trans ? up[r - 1] : lo[r]) *
+		    y[r - 1] / d[r - 1]);
+	for (r = ns - 1; r >= 0; r--)
+		x[idx[r]] = (y[r] + (r == ns - 1 ? 0 : (trans ? lo[r + 1] :
+		    up[r]) * x[idx[r + 1]])) / d[r];
+out:
+	free(lo);
+	free(up);
+	free(leak);
+	free(d);
+	free(y);
+	return rc;
 }
 
 int
@@ -150,37 +220,8 @@ ms_solve(const struct ms_model *m, const unsigned char *in_set, int trans,
 	if (ns == 0)
 		goto done;
 	old = gsl_set_error_handler_off();
-	if (how == MS_SOLVE_TRIDIAG && ns >= 2) {
-		gsl_vector *d = gsl_vector_alloc(ns), *a = gsl_vector_calloc(ns -
-		    1), *bl = gsl_vector_calloc(ns - 1), *bv =
-		    gsl_vector_alloc(ns), *xv = gsl_vector_alloc(ns);
-
-		gsl_vector_set_all(d, 1);
-		for (r = 0; r < ns; r++) {
-			i = idx[r];
-			gsl_vector_set(bv, r, b[i]);
-			for (e = m->row[i]; e < m->row[i + 1]; e++) {
-				if (m->K[e] == 0 || (c = pos[m->col[e]]) < 0)
-					continue;
-				/* A(r, c) = -K; A^T(c, r) = -K */
-				if (trans ? c == r - 1 : c == r + 1)
-					gsl_vector_set(a, trans ? c : r,
-					    -m->K[e]);
-				else	/* the other neighbour */
-					gsl_vector_set(bl, trans ? r : c,
-					    -m->K[e]);
-			}
-		}
-		status = gsl_linalg_solve_tridiag(d, a, bl, bv, xv);
-		for (r = 0; r < ns; r++)
-			x[idx[r]] = gsl_vector_get(xv, r);
-		gsl_vector_free(d);
-		gsl_vector_free(a);
-		gsl_vector_free(bl);
-		gsl_vector_free(bv);
-		gsl_vector_free(xv);
-	} else if (how == MS_SOLVE_TRIDIAG) {
-		x[idx[0]] = b[idx[0]];	/* one milestone: A = 1 */
+	if (how == MS_SOLVE_TRIDIAG) {
+		status = solve_chain(m, pos, idx, ns, trans, b, x);
 	} else if (how == MS_SOLVE_BAND) {
 		/* LAPACK band storage, row j of AB = column j of A:
 		 * AB(j, lb + ub + i - j) = A(i, j) */

@@ -267,12 +267,38 @@ t dis-oneway 1 'qstat-mfpt -b none oneway.txt'
 ok dis-oneway-names grep -q 'milestone 2 cannot be reached from milestone 0' dis-oneway.err
 t dis-no-rows 1 'qstat-mfpt -b none -s 0 -f 2 k3.txt'
 ok dis-no-rows-names grep -q 'milestone 2 has no transitions out' dis-no-rows.err
-# a transition of 1e-300 next to 1 - 1e-300 = 1: I - K singular in doubles
+# a transition of 1e-300 beside 1 - 1e-300 = 1: I - K is singular in
+# doubles for LU (GSL's band and dense paths), which say so naming it;
+# the chain solve (GTH form, no subtractions) gets the MFPT 4e300 to all
+# digits, as the positive recursion h_k = (tau_k + K_k,k-1 h_k-1) / K_k,k+1
+# of the passage times k -> k+1 does
 printf 'K 0 1 1\nK 1 0 1\nK 1 2 1e-300\nK 2 1 0.5\nK 2 3 0.5\nK 3 2 1\ntau 0 1\ntau 1 1\ntau 2 1\ntau 3 1\n' > sing.txt
-for s in tridiag band dense; do
+chain_mfpt() {	# chain_mfpt FILE LAST: MFPT 0 -> LAST of a chain, by the recursion
+	awk -v f="$2" '$1 == "K" { K[$2, $3] = $4 } $1 == "tau" { tau[$2] = $3 }
+		END { for (k = 0; k < f; k++) { h = (tau[k] + (k ? K[k, k - 1] * h : 0)) / K[k, k + 1]; s += h }
+			printf "%.17g", s }' "$1"
+}
+t singular-chain 0 'qstat-mfpt -s 0 -f 3 sing.txt > sing.out'
+ok singular-chain-exact awk -v w="$(chain_mfpt sing.txt 3)" 'NR == 1 { d = ($1 - w) / w; exit !(d < 1e-13 && d > -1e-13) }' sing.out
+for s in band dense; do
 	t singular-$s 1 "qstat-mfpt --solver $s -s 0 -f 3 sing.txt"
 	ok singular-$s-names grep -q 'numerically singular.*K\[1\]\[2\] = 1e-300' singular-$s.err
 done
+sed 's/1e-300/1e-320/' sing.txt > sing-over.txt
+t singular-overflow 1 'qstat-mfpt -s 0 -f 3 sing-over.txt'
+ok singular-overflow-names grep -q 'numerically singular.*K\[1\]\[2\] = 1e-320' singular-overflow.err
+# a long chain over high barriers (MFPT / tau ~ 1e9 over 2000 milestones):
+# the chain solve and the recycling identity keep their digits
+awk 'BEGIN { n = 2000; print "K 0 1 1\ntau 0 0.5"
+	for (i = 1; i < n - 1; i++) { up = 1 / (1 + exp(4 * sin(0.0188 * (i + 0.5)) - 4 * sin(0.0188 * (i - 0.5))))
+		print "K", i, i + 1, up "\nK", i, i - 1, 1 - up "\ntau", i, 0.5 }
+	print "K", n - 1, n - 2, 1 "\ntau", n - 1, 0.5 }' > long.txt
+t long-chain 0 'qstat-mfpt -s 0 -f 1999 long.txt > long.out'
+LONG=$(chain_mfpt long.txt 1999)
+ok long-chain-exact awk -v w="$LONG" 'NR == 1 { d = ($1 - w) / w; exit !(d < 1e-12 && d > -1e-12) }' long.out
+ok long-chain-recycle awk -v w="$LONG" '/^#KIND mfpt/ { k = 1 } k && !/^#/ { d = ($5 - w) / w; exit !(d < 1e-12 && d > -1e-12) }' long.out
+ok long-chain-no-warning test ! -s long-chain.err
+le long-chain-big "1e8" "$LONG"
 
 # ---- bad input: 65 ---------------------------------------------------------------
 hdr='#FEK 1\n#KIND trajectories\n#ROWS ?\n#COL start i32 1\n#COL end i32 1\n#COL t f64 1\n#COL valid i32 1'

@@ -379,9 +379,8 @@ main(int argc, char **argv)
 			fek_die();
 		clock_gettime(CLOCK_MONOTONIC, &t1);
 		if (sp.failed)
-			fek_warnx("bootstrap: %ld of %ld trials had a "
-			    "disconnected K and were left out", sp.failed,
-			    trials);
+			fek_warnx("bootstrap: %ld of %ld trials were left out "
+			    "(the first: %s)", sp.failed, trials, sp.why);
 		if (verbose)
 			fprintf(stderr, "qstat-mfpt: bootstrap: %ld trials, "
 			    "%.3f s\n", trials, (t1.tv_sec - t0.tv_sec) +
