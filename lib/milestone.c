@@ -450,9 +450,9 @@ passage_set(const struct ms_model *m, long s, const unsigned char *is_target,
 	if (count_marked(bad, n))
 		rc = fek_seterr(FEK_EX_NUMERIC, "MFPT from milestone %ld: "
 		    "milestone%s %s on the way ha%s no lifetime (no "
-		    "trajectories from %s)", s, count_marked(bad, n) > 1 ?
-		    "s" : "", ms_list(bad, n), count_marked(bad, n) > 1 ?
-		    "ve" : "s", count_marked(bad, n) > 1 ? "them" : "it");
+		    "trajectories, no tau line)", s, count_marked(bad, n) >
+		    1 ? "s" : "", ms_list(bad, n), count_marked(bad, n) > 1 ?
+		    "ve" : "s");
 out:
 	free(reach);
 	free(bad);

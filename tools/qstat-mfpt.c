@@ -344,7 +344,8 @@ main(int argc, char **argv)
 
 		for (i = 0; i < n; i++)
 			mk[i] = res.no_tau[i] && res.q[i] > 0;
-		fek_warnx("milestone%s %s ha%s no lifetime (no trajectories): "
+		fek_warnx("milestone%s %s ha%s no lifetime (no trajectories, "
+		    "no tau line): "
 		    "p written as 0 and F as inf, the others normalised",
 		    strchr(ms_list(mk, n), ' ') ? "s" : "", ms_list(mk, n),
 		    strchr(ms_list(mk, n), ' ') ? "ve" : "s");
