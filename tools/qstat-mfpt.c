@@ -138,7 +138,7 @@ positions(const struct fek_header *keys, long n)
 
 static void
 carry_keys(struct fek_header *h, const struct ms_input *in, const char *bc,
-    const struct ms_request *rq, long ntarget, const char *targets,
+    const struct ms_request *rq, const char *targets,
     enum ms_solver used, long trials, long seed, double temp, int argc,
     char **argv)
 {
@@ -157,7 +157,6 @@ carry_keys(struct fek_header *h, const struct ms_input *in, const char *bc,
 		fek_hdr_add(h, "START", "%ld", rq->start);
 		fek_hdr_add(h, "TARGET", "%s", targets);
 	}
-	(void)ntarget;
 	fek_hdr_add(h, "SOLVER", "%s", ms_solver_name(used));
 	if (trials > 0) {
 		fek_hdr_add(h, "BOOTSTRAP", "%ld", trials);
@@ -410,7 +409,7 @@ main(int argc, char **argv)
 			fek_hdr_addcol(&h, "lo95", FEK_F64, tunit);
 			fek_hdr_addcol(&h, "hi95", FEK_F64, tunit);
 		}
-		carry_keys(&h, &in, bcname, &rq, ntg, targets, used, trials,
+		carry_keys(&h, &in, bcname, &rq, targets, used, trials,
 		    seed, temp, argc, argv);
 		if (fek_begin_section(&w, &h) < 0)
 			fek_die();
@@ -464,7 +463,7 @@ main(int argc, char **argv)
 			fek_hdr_addcol(&h, "sd_mfpt_to", FEK_F64, tunit);
 		}
 	}
-	carry_keys(&h, &in, bcname, &rq, ntg, targets, used, trials, seed,
+	carry_keys(&h, &in, bcname, &rq, targets, used, trials, seed,
 	    temp, argc, argv);
 	if (fek_begin_section(&w, &h) < 0)
 		fek_die();
