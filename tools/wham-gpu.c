@@ -6,6 +6,8 @@
  * iteration, and Newton or L-BFGS on the likelihood of Zhu & Hummer 2012);
  * the sweeps on the CPU (lib/wham_cpu.c) or the GPU (kernels/wham.cu).
  */
+#include <sys/mman.h>
+
 #include <getopt.h>
 #ifdef _OPENMP
 #include <omp.h>
@@ -46,14 +48,49 @@ struct input {
 	long built;			/* windows whose bias was built here */
 	/* i32 histograms read whole and summed afterwards, in parallel
 	 * (ingest_packed); the others are summed as they are read */
-	int32_t *pk;			/* (bin, count) pairs */
-	long long pk_n, pk_cap;
-	long long *pk_off;		/* per window: first pair, -1 if summed */
+	struct slab *slabs;		/* where their (bin, count) pairs lie */
+	long long pk_n;			/* pairs held */
+	int32_t **pk_at;		/* per window: its pairs, NULL if summed */
 	long long *pk_len;
 	long *section;			/* per window: section, for messages */
 	char **sname;			/* per window: its stream's name */
 	char *name;			/* the stream being read (kept) */
 };
+
+/* Memory for whole histograms: slabs of at least 64 MiB that only grow
+ * in number (no copies), on huge pages where the kernel has them (a page
+ * fault per 4 KiB cost as much as reading the pairs). */
+struct slab {
+	struct slab *next;
+	size_t cap, used;		/* in pairs */
+	int32_t *pairs;
+};
+
+#define SLAB_BYTES ((size_t)64 << 20)
+
+static int32_t *
+slab_take(struct input *in, long long npairs)
+{
+	struct slab *sl = in->slabs;
+	size_t bytes;
+
+	if (sl == NULL || sl->used + npairs > sl->cap) {
+		sl = fek_alloc(1, sizeof *sl);
+		bytes = (size_t)npairs * 8 > SLAB_BYTES ? (size_t)npairs * 8 :
+		    SLAB_BYTES;
+		bytes = (bytes + (2 << 20) - 1) / (2 << 20) * (2 << 20);
+		if (posix_memalign((void **)&sl->pairs, 2 << 20, bytes) != 0)
+			fek_errx(FEK_EX_SOFTWARE, "out of memory");
+#ifdef MADV_HUGEPAGE
+		(void)madvise(sl->pairs, bytes, MADV_HUGEPAGE);
+#endif
+		sl->cap = bytes / 8;
+		sl->next = in->slabs;
+		in->slabs = sl;
+	}
+	sl->used += npairs;
+	return sl->pairs + 2 * (sl->used - npairs);
+}
 
 /* Room for got more kept rows (-B only). */
 static void
@@ -137,45 +174,40 @@ add_histogram(struct input *in, struct fek_reader *r, struct fek_header *h)
 			p->hist_start = realloc(p->hist_start, (in->cap +
 			    1) * sizeof *p->hist_start);
 		p->ineff = realloc(p->ineff, in->cap * sizeof *p->ineff);
-		in->pk_off = realloc(in->pk_off, in->cap * sizeof *in->pk_off);
+		in->pk_at = realloc(in->pk_at, in->cap * sizeof *in->pk_at);
 		in->pk_len = realloc(in->pk_len, in->cap * sizeof *in->pk_len);
 		in->section = realloc(in->section, in->cap *
 		    sizeof *in->section);
 		in->sname = realloc(in->sname, in->cap * sizeof *in->sname);
 		if (!p->win || !p->n || !p->ineff || (in->keep &&
-		    !p->hist_start) || !in->pk_off || !in->pk_len ||
+		    !p->hist_start) || !in->pk_at || !in->pk_len ||
 		    !in->section || !in->sname)
 			fek_errx(FEK_EX_SOFTWARE, "out of memory");
 	}
 	in->section[p->nwin] = r->section;
 	in->sname[p->nwin] = in->name;
-	in->pk_off[p->nwin] = -1;
+	in->pk_at[p->nwin] = NULL;
 	if (in->keep)
 		p->hist_start[p->nwin] = in->nnz;
 	/* the rows, a chunk at a time, straight into the problem's arrays;
 	 * i32 pairs (what histogram and sample-gen write) as they lie */
 	packed = __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ &&
 	    h->cols[0].type == FEK_I32 && h->cols[1].type == FEK_I32;
-	if (packed && !in->keep) {	/* whole, for ingest_packed */
-		in->pk_off[p->nwin] = in->pk_n;
-		for (;;) {
-			if (in->pk_n + CHUNK_ROWS > in->pk_cap) {
-				in->pk_cap = 2 * in->pk_cap + CHUNK_ROWS;
-				in->pk = realloc(in->pk, (size_t)in->pk_cap *
-				    2 * sizeof(int32_t));
-				if (in->pk == NULL)
-					fek_errx(FEK_EX_SOFTWARE, "out of "
-					    "memory");
-			}
-			got = fek_read_packed(r, in->pk + 2 * in->pk_n,
-			    CHUNK_ROWS);
-			if (got <= 0)
+	if (packed && !in->keep && h->rows >= 0) {	/* for ingest_packed */
+		int32_t *q = slab_take(in, h->rows);
+
+		in->pk_at[p->nwin] = q;
+		for (got = 0, row = 0; row < h->rows; row += got)
+			if ((got = fek_read_packed(r, q + 2 * row, h->rows -
+			    row)) <= 0)
 				break;
-			in->pk_n += got;
-		}
-		if (got < 0)
+		if (got < 0 || (got = fek_read_packed(r, pairs, 1)) < 0)
 			fek_die();
-		in->pk_len[p->nwin] = in->pk_n - in->pk_off[p->nwin];
+		if (row != h->rows || got != 0)
+			fek_errx(FEK_EX_DATA, "%s: section %ld: rows differ "
+			    "from ROWS %lld", r->name, r->section, h->rows);
+		in->pk_n += h->rows;
+		in->pk_len[p->nwin] = h->rows;
 		p->win[p->nwin] = win;
 		p->n[p->nwin] = 0;	/* ingest_packed sums it */
 		p->ineff[p->nwin] = ineff;
@@ -345,12 +377,11 @@ ingest_packed(struct input *in)
 			fst[bb] = H;
 #pragma omp for schedule(dynamic, 8)
 		for (hh = 0; hh < H; hh++) {
-			const int32_t *q = in->pk + 2 * (in->pk_off[hh] < 0 ?
-			    0 : in->pk_off[hh]);
+			const int32_t *q = in->pk_at[hh];
 			double n = 0;
 
 			bad[hh] = -1;
-			if (in->pk_off[hh] < 0)
+			if (q == NULL)
 				continue;
 			for (k = 0; k < in->pk_len[hh]; k++) {
 				int32_t bi = q[2 * k], c = q[2 * k + 1];
@@ -376,11 +407,11 @@ ingest_packed(struct input *in)
 		free(fst);
 	}
 	for (h = 0; h < H && bad_h < 0; h++)
-		if (bad[h] >= 0 || (in->pk_off[h] >= 0 && !(p->n[h] > 0)))
+		if (bad[h] >= 0 || (in->pk_at[h] != NULL && !(p->n[h] > 0)))
 			bad_h = h;
 	if (bad_h >= 0) {
-		const int32_t *q = in->pk + 2 * (in->pk_off[bad_h] +
-		    (bad[bad_h] < 0 ? 0 : bad[bad_h]));
+		const int32_t *q = in->pk_at[bad_h] + 2 * (bad[bad_h] < 0 ?
+		    0 : bad[bad_h]);
 
 		if (bad[bad_h] < 0)
 			fek_errx(FEK_EX_DATA, "%s: section %ld: window has no "
@@ -409,10 +440,9 @@ ingest_packed(struct input *in)
 			seen[hh] = -1;
 #pragma omp for schedule(dynamic, 8)
 		for (hh = 0; hh < H; hh++) {
-			const int32_t *q = in->pk + 2 * (in->pk_off[hh] < 0 ?
-			    0 : in->pk_off[hh]);
+			const int32_t *q = in->pk_at[hh];
 
-			if (in->pk_off[hh] < 0)
+			if (q == NULL)
 				continue;
 			for (k = 0; k < in->pk_len[hh]; k++) {
 				if (q[2 * k + 1] == 0)
@@ -441,8 +471,13 @@ ingest_packed(struct input *in)
 	}
 	free(bad);
 	free(first);
-	free(in->pk);
-	in->pk = NULL;
+	while (in->slabs != NULL) {
+		struct slab *next = in->slabs->next;
+
+		free(in->slabs->pairs);
+		free(in->slabs);
+		in->slabs = next;
+	}
 }
 
 static void
