@@ -113,14 +113,19 @@ fek_version_exit(void)
 	exit(0);
 }
 
-/* Flush and check an output stream before a successful exit (sbase fshut):
- * a full disk or closed pipe must not pass as success. */
+/* Flush, check and close an output stream before a successful exit (sbase
+ * fshut): a full disk or closed pipe must not pass as success.  Nothing is
+ * written to fp afterwards. */
 void
 fek_fshut(FILE *fp, const char *name)
 {
 	int bad;
 
 	bad = fflush(fp) != 0 || ferror(fp);
+	/* closed now, so the reader downstream sees the end of the stream at
+	 * once, not after the exit handlers (tearing down a CUDA context
+	 * takes tens of milliseconds) */
+	bad = fclose(fp) != 0 || bad;
 	if (bad)
 		fek_errx(FEK_EX_IOERR, "%s: write error: %s", name,
 		    strerror(errno ? errno : EIO));
