@@ -550,10 +550,9 @@ main(int argc, char **argv)
 				continue;
 			fprintf(out, "%s %s%s %ld per block (%ld blocks)",
 			    s++ ? (j ? "," : ";") : "", j ? "" :
-			    fek_method_name(m, p.work), e->ser_side[j] < 0 ?
-			    "" : e->ser_side[j] == FEK_INS ? (j ? "ins" :
-			    " ins") : "del", b->lev[b->chosen].size,
-			    b->lev[b->chosen].nblocks);
+			    fek_method_name(m, p.work), e->nser < 2 ? "" :
+			    e->ser_side[j] == FEK_INS ? " ins" : "del",
+			    b->lev[b->chosen].size, b->lev[b->chosen].nblocks);
 		}
 	}
 	if (s == 0)
