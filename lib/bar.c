@@ -153,36 +153,45 @@ lnfermisum(const double *x, const double *w, long n, int sg, double C)
 struct barfun {
 	const double *x[2], *w[2];
 	long n[2];
+	int zero;		/* h was exactly 0 at C = Czero */
+	double Czero;
 };
 
 static double
 bar_h(double C, void *arg)
 {
-	const struct barfun *b = arg;
-
-	return lnfermisum(b->x[0], b->w[0], b->n[0], 1, C) -
+	struct barfun *b = arg;
+	double h = lnfermisum(b->x[0], b->w[0], b->n[0], 1, C) -
 	    lnfermisum(b->x[1], b->w[1], b->n[1], -1, C);
+
+	if (h == 0 && !b->zero) {
+		b->zero = 1;
+		b->Czero = C;
+	}
+	return h;
 }
 
 /* Solve h(C) = 0 from the guess C0.  -1 (code 1) without a root. */
 static int
-bar_solve(const struct barfun *b, double C0, double *C)
+bar_solve(struct barfun *b, double C0, double *C)
 {
-	gsl_function F = { bar_h, (void *)b };
+	gsl_function F = { bar_h, b };
 	gsl_root_fsolver *s;
-	double lo, hi, hlo, hhi, step = 1;
+	double lo, hi, hlo, hhi, step;
 	int it, st;
 
 	if (!isfinite(C0))
 		C0 = 0;
+	step = fabs(C0) > 1e6 ? 1e-6 * fabs(C0) : 1;
 	if (fermi_amin(b->x[0], b->w[0], b->n[0], 1, 0) == HUGE_VAL)
-		return fek_seterr(FEK_EX_NUMERIC, "BAR: no insertion with a "
-		    "finite energy: no overlap");
+		return fek_seterr(FEK_EX_NUMERIC, "no finite insertion "
+		    "energy (forward work): no overlap");
 	if (fermi_amin(b->x[1], b->w[1], b->n[1], -1, 0) == HUGE_VAL)
-		return fek_seterr(FEK_EX_NUMERIC, "BAR: no deletion with a "
-		    "finite energy: no overlap");
+		return fek_seterr(FEK_EX_NUMERIC, "no finite deletion "
+		    "energy (reverse work): no overlap");
+	b->zero = 0;
 	lo = hi = C0;
-	hlo = hhi = bar_h(C0, (void *)b);
+	hlo = hhi = bar_h(C0, b);
 	if (hlo == 0) {
 		*C = C0;
 		return 0;
@@ -193,12 +202,12 @@ bar_solve(const struct barfun *b, double C0, double *C)
 			lo = hi;
 			hlo = hhi;
 			hi = C0 + step;
-			hhi = bar_h(hi, (void *)b);
+			hhi = bar_h(hi, b);
 		} else {
 			hi = lo;
 			hhi = hlo;
 			lo = C0 - step;
-			hlo = bar_h(lo, (void *)b);
+			hlo = bar_h(lo, b);
 		}
 		step *= 2;
 		if (!isfinite(hlo) || !isfinite(hhi) || !isfinite(step))
@@ -209,23 +218,31 @@ bar_solve(const struct barfun *b, double C0, double *C)
 		return 0;
 	}
 	if (!(hlo < 0 && hhi > 0))
-		return fek_seterr(FEK_EX_NUMERIC, "BAR: cannot bracket the "
-		    "root of Bennett's equation (no overlap)");
+		return fek_seterr(FEK_EX_NUMERIC, "cannot bracket the root "
+		    "of Bennett's equation (no overlap)");
 	s = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
 	if (s == NULL)
 		fek_errx(FEK_EX_SOFTWARE, "out of memory");
 	gsl_root_fsolver_set(s, &F, lo, hi);
-	for (it = 0, st = GSL_CONTINUE; st == GSL_CONTINUE && it < 1000; it++) {
+	for (it = 0, st = GSL_CONTINUE; st == GSL_CONTINUE && it < 2000; it++) {
 		if (gsl_root_fsolver_iterate(s) != GSL_SUCCESS)
 			break;
 		lo = gsl_root_fsolver_x_lower(s);
 		hi = gsl_root_fsolver_x_upper(s);
 		st = gsl_root_test_interval(lo, hi, 1e-13, 1e-13);
+		/* h = 0 to the last bit (where every Fermi factor has
+		 * saturated at 0 or 1, as with energies of 1e300 kT) is a
+		 * root as good as the data allow */
+		if (b->zero) {
+			gsl_root_fsolver_free(s);
+			*C = b->Czero;
+			return 0;
+		}
 	}
 	*C = gsl_root_fsolver_root(s);
 	gsl_root_fsolver_free(s);
 	if (st != GSL_SUCCESS || !isfinite(*C))
-		return fek_seterr(FEK_EX_NUMERIC, "BAR: Brent's method did not "
+		return fek_seterr(FEK_EX_NUMERIC, "Brent's method did not "
 		    "converge (bracket [%.17g, %.17g])", lo, hi);
 	return 0;
 }
@@ -380,8 +397,10 @@ two_sided(const struct view *v, double C0, int edge, struct fek_estimate *e)
 	return 0;
 }
 
-/* BAR's influence, Bennett's variance */
-static void
+/* BAR's influence, Bennett's variance.  0, or -1 when H' underflows to 0
+ * (every Fermi factor 0 or 1: no configuration moves the estimate
+ * measurably, and the delta method says nothing). */
+static int
 bar_errors(const struct view *v, struct fek_estimate *e, double *phi[2])
 {
 	double hp = 0, f, a, s1[2] = { 0, 0 }, s2[2] = { 0, 0 }, var = 0;
@@ -393,6 +412,8 @@ bar_errors(const struct view *v, struct fek_estimate *e, double *phi[2])
 			f = 1 / (1 + exp(v[s].sg * (v[s].d->x[i] - e->C)));
 			hp += v[s].d->w[i] * f * (1 - f);
 		}
+	if (!(hp > 0) || !isfinite(hp))
+		return -1;
 	for (s = 0; s < 2; s++) {
 		double amin = fermi_amin(v[s].d->x, v[s].d->w, v[s].ns,
 		    v[s].sg, e->C), lf0 = -softplus(amin);
@@ -415,7 +436,7 @@ bar_errors(const struct view *v, struct fek_estimate *e, double *phi[2])
 		var += (v[s].n * s2[s] / (s1[s] * s1[s]) - 1) / v[s].n;
 	}
 	e->sd_iid = sqrt(var > 0 ? var : 0);
-	e->n_eff = e->n_ovl;
+	return 0;
 }
 
 int
@@ -426,9 +447,12 @@ fek_estimate(const struct fek_pert *p, int m, const long *k,
 	double *phi[2], L1, L2, kish, relvar, var, C0;
 	const char *name;
 	long c;
-	int s, rc = -1, ref, used[2] = { 0, 0 };
+	int s, rc = -1, ref, used[2] = { 0, 0 }, noerr = 0;
+	const char *move[2];
 
 	name = fek_method_name(m, p->work);
+	move[0] = p->work ? "forward work value" : "insertion";
+	move[1] = p->work ? "reverse work value" : "deletion";
 	memset(e, 0, sizeof *e);
 	e->sd_iid = -1;
 	for (s = 0; s < 2; s++) {
@@ -446,16 +470,18 @@ fek_estimate(const struct fek_pert *p, int m, const long *k,
 		L2 = conf_sum(&v[1], p->s[1].lnS2);
 		e->value = -(L1 - log(v[0].n)) + (L2 - log(v[1].n));
 		if (L1 == -HUGE_VAL || L2 == -HUGE_VAL) {
-			fek_seterr(FEK_EX_NUMERIC, "%s: every %s has an "
-			    "infinite energy: no overlap", name,
-			    L1 == -HUGE_VAL ? "insertion" : "deletion");
+			fek_seterr(FEK_EX_NUMERIC, "%s: every %s is "
+			    "infinite: no overlap", name,
+			    move[L1 == -HUGE_VAL ? 0 : 1]);
 			goto out;
 		}
 		if (p->s[0].detail && p->s[1].detail) {
 			C0 = e->value + log(v[1].n / v[0].n);
 			if (two_sided(v, C0, 0, e) < 0) {
-				fek_seterr(FEK_EX_NUMERIC, "%s: %s", name,
-				    fek_errmsg());
+				char msg[512];
+
+				snprintf(msg, sizeof msg, "%s", fek_errmsg());
+				fek_seterr(FEK_EX_NUMERIC, "%s: %s", name, msg);
 				goto out;
 			}
 			if (p->s[0].xe || p->s[1].xe) {
@@ -477,9 +503,9 @@ fek_estimate(const struct fek_pert *p, int m, const long *k,
 		}
 		L1 = conf_sum(&v[s], p->s[s].lnS1);
 		if (L1 == -HUGE_VAL) {
-			fek_seterr(FEK_EX_NUMERIC, "%s: every %s has an "
-			    "infinite energy (no Boltzmann factor > 0)", name,
-			    s == FEK_INS ? "insertion" : "deletion");
+			fek_seterr(FEK_EX_NUMERIC, "%s: every %s is "
+			    "infinite (no Boltzmann factor > 0)", name,
+			    move[s]);
 			goto out;
 		}
 		e->value = -v[s].sg * (L1 - log(v[s].n));
@@ -527,8 +553,11 @@ fek_estimate(const struct fek_pert *p, int m, const long *k,
 			goto out;
 		}
 		e->value = e->bar;
-		bar_errors(v, e, phi);
-		used[0] = used[1] = 1;
+		e->n_eff = e->n_ovl;
+		if (bar_errors(v, e, phi) < 0)
+			noerr = 1;
+		else
+			used[0] = used[1] = 1;
 		break;
 	}
 	/* NPT: <V> of the prefix, and its fluctuation */
@@ -550,6 +579,10 @@ fek_estimate(const struct fek_pert *p, int m, const long *k,
 		used[ref] = 1;
 	}
 	blocked_sd(p, v, phi, used, e);
+	if (noerr || !(e->sd >= 0))
+		e->sd = HUGE_VAL;
+	if (!(e->sd_iid >= 0) && e->sd_iid != -1)
+		e->sd_iid = HUGE_VAL;
 	if (!isfinite(e->value)) {
 		fek_seterr(FEK_EX_NUMERIC, "%s: the estimate is not finite",
 		    name);

@@ -439,8 +439,8 @@ main(int argc, char **argv)
 			fek_warnx("%s: blocking found no plateau (too few "
 			    "configurations); sd is a lower bound",
 			    fek_method_name(m, p.work));
-	if (want[FEK_M_BAR] && est[FEK_M_BAR].range >
-	    0.1 * est[FEK_M_BAR].sd_iid)
+	if (want[FEK_M_BAR] && est[FEK_M_BAR].range > 0 &&
+	    est[FEK_M_BAR].range > 0.1 * est[FEK_M_BAR].sd)
 		fek_warnx("BAR: moves beyond the histogram range could shift "
 		    "it by %.3g kT; widen AXIS", est[FEK_M_BAR].range);
 	if (trace) {
