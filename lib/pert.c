@@ -674,10 +674,13 @@ fek_pert_build(struct fek_pert_input *in, struct fek_pert *p)
 	p->nconf = (long)j;
 	p->V = fek_alloc((size_t)p->nconf, sizeof *p->V);
 	for (s = 0; s < 2; s++)
-		qsort(in->raw[s], (size_t)in->nraw[s], sizeof *in->raw[s],
-		    cmp_raw);
-	qsort(in->sum, (size_t)in->nsum, sizeof *in->sum, cmp_sum);
-	qsort(in->hist, (size_t)in->nhist, sizeof *in->hist, cmp_hist);
+		if (in->nraw[s] > 0)
+			qsort(in->raw[s], (size_t)in->nraw[s],
+			    sizeof *in->raw[s], cmp_raw);
+	if (in->nsum > 0)
+		qsort(in->sum, (size_t)in->nsum, sizeof *in->sum, cmp_sum);
+	if (in->nhist > 0)
+		qsort(in->hist, (size_t)in->nhist, sizeof *in->hist, cmp_hist);
 	for (s = 0; s < 2; s++)
 		for (k = 0; k < in->nraw[s]; k++)
 			if (set_volume(p, conf_index(p, in->raw[s][k].id),
@@ -711,8 +714,12 @@ fek_pert_build(struct fek_pert_input *in, struct fek_pert *p)
 	for (s = 0; s < 2; s++)
 		if (build_side(in, p, s, in->sum, in->nsum) < 0)
 			return -1;
-	p->aligned = p->s[0].nconf == p->s[1].nconf && memcmp(p->s[0].conf,
-	    p->s[1].conf, (size_t)p->s[0].nconf * sizeof *p->s[0].conf) == 0;
+	if (p->s[0].nconf == 0 && p->s[1].nconf == 0)
+		return fek_seterr(FEK_EX_DATA, "no insertions or deletions in "
+		    "the input (every count is 0)");
+	p->aligned = p->s[0].nconf == p->s[1].nconf && (p->s[0].nconf == 0 ||
+	    memcmp(p->s[0].conf, p->s[1].conf, (size_t)p->s[0].nconf *
+	    sizeof *p->s[0].conf) == 0);
 	p->have_hist = in->have_grid;
 	p->hist_lo = in->lo;
 	p->hist_hi = in->hi;
