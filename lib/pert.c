@@ -226,56 +226,76 @@ get_count(struct fek_reader *r, long long row, const char *name, double v,
 	return 0;
 }
 
-#define CHUNK 4096
+/* The columns of a section, by name (-1 when absent), and what a row
+ * function needs to know about the section. */
+struct cols {
+	int id, u, V, nins, ndel, IT, IO, DO, DT, bin;
+	int side;		/* raw rows: FEK_INS or FEK_DEL */
+	double f;		/* kT per unit of u */
+	long long nbins;	/* tpihist */
+	double lo, hi;		/* tpihist, in the AXIS unit (messages) */
+};
+
+typedef int (*rowfn)(struct fek_pert_input *, struct fek_reader *,
+    long long, const double *, const struct cols *);
+
+/* Call fn on every row of the section (row numbers from 1); stop at the
+ * first error. */
+static int
+each_row(struct fek_pert_input *in, struct fek_reader *r,
+    const struct fek_header *h, rowfn fn, const struct cols *c)
+{
+	enum { CHUNK = 4096 };
+	double *buf = fek_alloc((size_t)CHUNK * h->ncols, sizeof *buf);
+	long long row = 0;
+	long got, i;
+	int rc = 0;
+
+	while (rc == 0 && (got = fek_read_rows(r, buf, CHUNK)) > 0)
+		for (i = 0; i < got && rc == 0; i++)
+			rc = fn(in, r, ++row, buf + i * h->ncols, c);
+	free(buf);
+	return rc < 0 || got < 0 ? -1 : 0;
+}
 
 /* insertions / deletions: config, u, [V] */
+static int
+raw_row(struct fek_pert_input *in, struct fek_reader *r, long long row,
+    const double *v, const struct cols *c)
+{
+	struct rawrow *p;
+	int s = c->side;
+
+	in->raw[s] = grow(in->raw[s], &in->capraw[s], in->nraw[s] + 1,
+	    sizeof(struct rawrow));
+	p = &in->raw[s][in->nraw[s]++];
+	p->u = v[c->u] * c->f;
+	p->seq = in->seq++;
+	p->V = 0;
+	if (get_id(r, row, v[c->id], &p->id) < 0 ||
+	    (c->V >= 0 && get_volume(r, row, v[c->V], &p->V) < 0))
+		return -1;
+	if (s == FEK_INS && p->u == -HUGE_VAL)
+		return fek_rerr(r, FEK_EX_DATA, "row %lld: u = -inf: an "
+		    "insertion energy is > -inf", row);
+	if (s == FEK_DEL && p->u == HUGE_VAL)
+		return fek_rerr(r, FEK_EX_DATA, "row %lld: u = +inf: a deletion "
+		    "energy (of a particle that is there) is < +inf", row);
+	return 0;
+}
+
 static int
 read_raw(struct fek_pert_input *in, struct fek_reader *r,
     const struct fek_header *h, int side)
 {
-	int cid, cu, cv, nc = h->ncols;
-	double f, *buf;
-	long got, i;
-	long long row = 0;
+	struct cols c;
 
-	if (need_col(r, h, "config", &cid) < 0 || need_col(r, h, "u", &cu) < 0
-	    || volume_col(in, r, h, &cv) < 0 ||
-	    energy_factor(in, r, h, "column u", h->cols[cu].unit, &f) < 0)
+	c.side = side;
+	if (need_col(r, h, "config", &c.id) < 0 ||
+	    need_col(r, h, "u", &c.u) < 0 || volume_col(in, r, h, &c.V) < 0 ||
+	    energy_factor(in, r, h, "column u", h->cols[c.u].unit, &c.f) < 0)
 		return -1;
-	buf = fek_alloc((size_t)CHUNK * nc, sizeof *buf);
-	while ((got = fek_read_rows(r, buf, CHUNK)) > 0) {
-		in->raw[side] = grow(in->raw[side], &in->capraw[side],
-		    in->nraw[side] + got, sizeof(struct rawrow));
-		for (i = 0; i < got; i++) {
-			struct rawrow *p = &in->raw[side][in->nraw[side]++];
-			const double *v = buf + i * nc;
-
-			row++;
-			if (get_id(r, row, v[cid], &p->id) < 0)
-				goto fail;
-			p->u = v[cu] * f;
-			p->seq = in->seq++;
-			p->V = 0;
-			if (cv >= 0 && get_volume(r, row, v[cv], &p->V) < 0)
-				goto fail;
-			if (side == FEK_INS && p->u == -HUGE_VAL) {
-				fek_rerr(r, FEK_EX_DATA, "row %lld: u = -inf: "
-				    "an insertion energy is > -inf", row);
-				goto fail;
-			}
-			if (side == FEK_DEL && p->u == HUGE_VAL) {
-				fek_rerr(r, FEK_EX_DATA, "row %lld: u = +inf: "
-				    "a deletion energy (of a particle that is "
-				    "there) is < +inf", row);
-				goto fail;
-			}
-		}
-	}
-	free(buf);
-	return got < 0 ? -1 : 0;
-fail:
-	free(buf);
-	return -1;
+	return each_row(in, r, h, raw_row, &c);
 }
 
 /* One side's sums of a tpisums row: n, ln S2 and (optionally) ln S1.
@@ -306,82 +326,106 @@ check_sums(struct fek_reader *r, long long row, const char *nn,
 
 /* tpisums: config, [V], n_ins, lnI_T, lnI_O, n_del, lnD_O, [lnD_T] */
 static int
+sum_row(struct fek_pert_input *in, struct fek_reader *r, long long row,
+    const double *v, const struct cols *c)
+{
+	struct sumrow *p;
+
+	in->sum = grow(in->sum, &in->capsum, in->nsum + 1,
+	    sizeof(struct sumrow));
+	p = &in->sum[in->nsum++];
+	memset(p, 0, sizeof *p);
+	if (get_id(r, row, v[c->id], &p->id) < 0 ||
+	    (c->V >= 0 && get_volume(r, row, v[c->V], &p->V) < 0) ||
+	    get_count(r, row, "n_ins", v[c->nins], &p->n[0]) < 0 ||
+	    get_count(r, row, "n_del", v[c->ndel], &p->n[1]) < 0)
+		return -1;
+	p->lnS1[0] = v[c->IT];
+	p->lnS2[0] = v[c->IO];
+	p->has_S1[0] = 1;
+	p->lnS2[1] = v[c->DO];
+	p->has_S1[1] = c->DT >= 0;
+	p->lnS1[1] = c->DT >= 0 ? v[c->DT] : -HUGE_VAL;
+	if (check_sums(r, row, "n_ins", "lnI_T", "lnI_O", p->n[0], p->lnS1[0],
+	    1, p->lnS2[0]) < 0 || check_sums(r, row, "n_del", "lnD_T", "lnD_O",
+	    p->n[1], p->lnS1[1], p->has_S1[1], p->lnS2[1]) < 0)
+		return -1;
+	return 0;
+}
+
+static int
 read_sums(struct fek_pert_input *in, struct fek_reader *r,
     const struct fek_header *h)
 {
-	int cid, cv, cni, cit, cio, cnd, cdo, cdt, nc = h->ncols;
-	double T, *buf;
-	long got, i;
-	long long row = 0;
+	struct cols c;
+	double T;
 
-	if (need_col(r, h, "config", &cid) < 0 ||
-	    need_col(r, h, "n_ins", &cni) < 0 ||
-	    need_col(r, h, "lnI_T", &cit) < 0 ||
-	    need_col(r, h, "lnI_O", &cio) < 0 ||
-	    need_col(r, h, "n_del", &cnd) < 0 ||
-	    need_col(r, h, "lnD_O", &cdo) < 0 ||
-	    volume_col(in, r, h, &cv) < 0 || section_temp(in, r, h, 0, &T) < 0)
+	if (need_col(r, h, "config", &c.id) < 0 ||
+	    need_col(r, h, "n_ins", &c.nins) < 0 ||
+	    need_col(r, h, "lnI_T", &c.IT) < 0 ||
+	    need_col(r, h, "lnI_O", &c.IO) < 0 ||
+	    need_col(r, h, "n_del", &c.ndel) < 0 ||
+	    need_col(r, h, "lnD_O", &c.DO) < 0 ||
+	    volume_col(in, r, h, &c.V) < 0 || section_temp(in, r, h, 0, &T) < 0)
 		return -1;
-	cdt = fek_hdr_col(h, "lnD_T");
-	buf = fek_alloc((size_t)CHUNK * nc, sizeof *buf);
-	while ((got = fek_read_rows(r, buf, CHUNK)) > 0) {
-		in->sum = grow(in->sum, &in->capsum, in->nsum + got,
-		    sizeof(struct sumrow));
-		for (i = 0; i < got; i++) {
-			struct sumrow *p = &in->sum[in->nsum++];
-			const double *v = buf + i * nc;
-
-			row++;
-			memset(p, 0, sizeof *p);
-			if (get_id(r, row, v[cid], &p->id) < 0 ||
-			    (cv >= 0 && get_volume(r, row, v[cv], &p->V) < 0) ||
-			    get_count(r, row, "n_ins", v[cni], &p->n[0]) < 0 ||
-			    get_count(r, row, "n_del", v[cnd], &p->n[1]) < 0)
-				goto fail;
-			p->lnS1[0] = v[cit];
-			p->lnS2[0] = v[cio];
-			p->has_S1[0] = 1;
-			p->lnS2[1] = v[cdo];
-			p->has_S1[1] = cdt >= 0;
-			p->lnS1[1] = cdt >= 0 ? v[cdt] : -HUGE_VAL;
-			if (check_sums(r, row, "n_ins", "lnI_T", "lnI_O",
-			    p->n[0], p->lnS1[0], 1, p->lnS2[0]) < 0 ||
-			    check_sums(r, row, "n_del", "lnD_T", "lnD_O",
-			    p->n[1], p->lnS1[1], p->has_S1[1], p->lnS2[1]) < 0)
-				goto fail;
-		}
-	}
-	free(buf);
-	return got < 0 ? -1 : 0;
-fail:
-	free(buf);
-	return -1;
+	c.DT = fek_hdr_col(h, "lnD_T");
+	return each_row(in, r, h, sum_row, &c);
 }
 
 /* tpihist: AXIS u lo hi open UNIT, BINS n; config, bin, n_ins, n_del, [V] */
+static int
+hist_row(struct fek_pert_input *in, struct fek_reader *r, long long row,
+    const double *v, const struct cols *c)
+{
+	struct histrow *p;
+
+	in->hist = grow(in->hist, &in->caphist, in->nhist + 1,
+	    sizeof(struct histrow));
+	p = &in->hist[in->nhist++];
+	p->V = 0;
+	if (get_id(r, row, v[c->id], &p->id) < 0 ||
+	    (c->V >= 0 && get_volume(r, row, v[c->V], &p->V) < 0) ||
+	    get_count(r, row, "n_ins", v[c->nins], &p->n[0]) < 0 ||
+	    get_count(r, row, "n_del", v[c->ndel], &p->n[1]) < 0)
+		return -1;
+	if (v[c->bin] != floor(v[c->bin]) || v[c->bin] < -1 ||
+	    v[c->bin] > (double)c->nbins)
+		return fek_rerr(r, FEK_EX_DATA, "row %lld: bin %g is not an "
+		    "integer in -1..%lld", row, v[c->bin], c->nbins);
+	p->bin = (long long)v[c->bin];
+	if (p->bin == -1 && p->n[0] > 0)
+		return fek_rerr(r, FEK_EX_DATA, "row %lld: %g insertions below "
+		    "the histogram (u < %g): their Boltzmann factors are "
+		    "unknown; widen the AXIS range", row, p->n[0], c->lo);
+	if (p->bin == c->nbins && p->n[1] > 0)
+		return fek_rerr(r, FEK_EX_DATA, "row %lld: %g deletions above "
+		    "the histogram (u >= %g): their Boltzmann factors are "
+		    "unknown; widen the AXIS range", row, p->n[1], c->hi);
+	return 0;
+}
+
 static int
 read_hist(struct fek_pert_input *in, struct fek_reader *r,
     const struct fek_header *h)
 {
 	struct fek_grid g;
-	int cid, cb, cni, cnd, cv, nc = h->ncols;
-	double f, lo, hi, *buf;
-	long got, i;
-	long long row = 0;
+	struct cols c;
+	double lo, hi;
 
 	if (fek_grid_read(r, h, &g, 1) < 0)
 		return -1;
 	if (g.ndim != 1 || g.ax[0].periodic)
 		return fek_rerr(r, FEK_EX_DATA, "key AXIS: a tpihist section "
 		    "has one open axis (the energy u)");
-	if (energy_factor(in, r, h, "key AXIS", g.ax[0].unit, &f) < 0 ||
-	    need_col(r, h, "config", &cid) < 0 ||
-	    need_col(r, h, "bin", &cb) < 0 ||
-	    need_col(r, h, "n_ins", &cni) < 0 ||
-	    need_col(r, h, "n_del", &cnd) < 0 || volume_col(in, r, h, &cv) < 0)
+	if (energy_factor(in, r, h, "key AXIS", g.ax[0].unit, &c.f) < 0 ||
+	    need_col(r, h, "config", &c.id) < 0 ||
+	    need_col(r, h, "bin", &c.bin) < 0 ||
+	    need_col(r, h, "n_ins", &c.nins) < 0 ||
+	    need_col(r, h, "n_del", &c.ndel) < 0 ||
+	    volume_col(in, r, h, &c.V) < 0)
 		return -1;
-	lo = g.ax[0].lo * f;
-	hi = g.ax[0].hi * f;
+	lo = g.ax[0].lo * c.f;
+	hi = g.ax[0].hi * c.f;
 	if (in->have_grid && (fabs(lo - in->lo) > 1e-12 * (1 + fabs(lo)) ||
 	    fabs(hi - in->hi) > 1e-12 * (1 + fabs(hi)) ||
 	    g.nbins != in->nbins))
@@ -392,50 +436,10 @@ read_hist(struct fek_pert_input *in, struct fek_reader *r,
 	in->hi = hi;
 	in->nbins = g.nbins;
 	in->width = (hi - lo) / g.nbins;
-	buf = fek_alloc((size_t)CHUNK * nc, sizeof *buf);
-	while ((got = fek_read_rows(r, buf, CHUNK)) > 0) {
-		in->hist = grow(in->hist, &in->caphist, in->nhist + got,
-		    sizeof(struct histrow));
-		for (i = 0; i < got; i++) {
-			struct histrow *p = &in->hist[in->nhist++];
-			const double *v = buf + i * nc;
-
-			row++;
-			p->V = 0;
-			if (get_id(r, row, v[cid], &p->id) < 0 ||
-			    (cv >= 0 && get_volume(r, row, v[cv], &p->V) < 0) ||
-			    get_count(r, row, "n_ins", v[cni], &p->n[0]) < 0 ||
-			    get_count(r, row, "n_del", v[cnd], &p->n[1]) < 0)
-				goto fail;
-			if (v[cb] != floor(v[cb]) || v[cb] < -1 ||
-			    v[cb] > (double)g.nbins) {
-				fek_rerr(r, FEK_EX_DATA, "row %lld: bin %g is "
-				    "not an integer in -1..%lld", row, v[cb],
-				    g.nbins);
-				goto fail;
-			}
-			p->bin = (long long)v[cb];
-			if (p->bin == -1 && p->n[0] > 0) {
-				fek_rerr(r, FEK_EX_DATA, "row %lld: %g "
-				    "insertions below the histogram (u < %g): "
-				    "their Boltzmann factors are unknown; widen "
-				    "the AXIS range", row, p->n[0], g.ax[0].lo);
-				goto fail;
-			}
-			if (p->bin == g.nbins && p->n[1] > 0) {
-				fek_rerr(r, FEK_EX_DATA, "row %lld: %g "
-				    "deletions above the histogram (u >= %g): "
-				    "their Boltzmann factors are unknown; widen "
-				    "the AXIS range", row, p->n[1], g.ax[0].hi);
-				goto fail;
-			}
-		}
-	}
-	free(buf);
-	return got < 0 ? -1 : 0;
-fail:
-	free(buf);
-	return -1;
+	c.nbins = g.nbins;
+	c.lo = g.ax[0].lo;
+	c.hi = g.ax[0].hi;
+	return each_row(in, r, h, hist_row, &c);
 }
 
 int

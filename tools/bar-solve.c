@@ -13,6 +13,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <gsl/gsl_errno.h>
 
@@ -204,9 +205,11 @@ print_blocking(const char *name, const struct fek_pert *p,
 	}
 }
 
+/* The trace (-c): one row per prefix of fek_trace_points; progress on a
+ * terminal. */
 static void
 write_trace(FILE *fp, const struct fek_pert *p, const int *want, int argc,
-    char **argv)
+    char **argv, int progress)
 {
 	struct fek_header h;
 	struct fek_writer w;
@@ -246,6 +249,9 @@ write_trace(FILE *fp, const struct fek_pert *p, const int *want, int argc,
 		fek_die();
 	npt = fek_trace_points(p, &pt);
 	for (j = 0; j < npt; j++) {
+		if (progress)
+			fprintf(stderr, "\r%s: trace row %ld of %ld",
+			    fek_getprogname(), j + 1, npt);
 		k[0] = pt[2 * j];
 		k[1] = pt[2 * j + 1];
 		row[0] = k[0];
@@ -275,6 +281,8 @@ write_trace(FILE *fp, const struct fek_pert *p, const int *want, int argc,
 		if (fek_write_rows(&w, row, 1) < 0)
 			fek_die();
 	}
+	if (progress)
+		fprintf(stderr, "\r%*s\r", 60, "");
 	if (fek_end_section(&w) < 0)
 		fek_die();
 	fek_writer_free(&w);
@@ -297,7 +305,8 @@ main(int argc, char **argv)
 	char why[256], fail[1024] = "";
 	double nmin = 10, rho = 0, per_m3 = 0, kT = 0, fscale = 0;
 	int c, nerr = 0, npt = 0, work = 0, verbose = 0, have_unit = 0;
-	int want[FEK_NMETHOD], asked = 0, m, s, nwant = 0;
+	int quiet = 0;
+	int want[FEK_NMETHOD], asked = 0, m, s;
 	long all[2] = { -1, -1 }, nF, nR;
 	FILE *out, *tfp = NULL;
 	char *tbuf = NULL, **argv0 = argv;
@@ -325,6 +334,7 @@ main(int argc, char **argv)
 			break;
 		case 'q':
 			fek_set_quiet(1);
+			quiet = 1;
 			break;
 		case 'r':
 			nerr += parse_density(optarg, &rho, &per_m3);
@@ -393,7 +403,6 @@ main(int argc, char **argv)
 			if (!fek_method_possible(&p, m, why, sizeof why))
 				fek_errx(FEK_EX_DATA, "%s: %s",
 				    fek_method_name(m, p.work), why);
-			nwant++;
 		}
 	if (unit != FEK_KT || (per_m3 > 0)) {
 		if (!(p.temp > 0))
@@ -447,7 +456,8 @@ main(int argc, char **argv)
 		tfp = open_memstream(&tbuf, &tlen);
 		if (tfp == NULL)
 			fek_errx(FEK_EX_SOFTWARE, "cannot buffer the trace");
-		write_trace(tfp, &p, want, argc0, argv0);
+		write_trace(tfp, &p, want, argc0, argv0, isatty(2) &&
+		    !quiet);
 		if (fclose(tfp) != 0)
 			fek_errx(FEK_EX_SOFTWARE, "cannot buffer the trace");
 	}
@@ -559,7 +569,6 @@ main(int argc, char **argv)
 		fprintf(out, " none (fewer than 2 configurations)");
 	fputc('\n', out);
 	fek_fshut(stdout, "stdout");
-	(void)nwant;
 	fek_pert_free(&p);
 	return 0;
 }
