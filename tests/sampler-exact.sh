@@ -45,8 +45,8 @@ ref() {
 		for (h = 1; h <= nc; h++) {
 			c = C[h]; top = -1e300
 			for (i = 0; i <= G; i++) {
-				x[i] = lo + i * dx; l[i] = lnf(x[i], c)
-				if (mode == "reflect") { r = lnf(2 * lo - x[i], c); if (r > l[i]) { t = l[i]; l[i] = r; r = t }
+				xg[i] = lo + i * dx; l[i] = lnf(xg[i], c)
+				if (mode == "reflect") { r = lnf(2 * lo - xg[i], c); if (r > l[i]) { t = l[i]; l[i] = r; r = t }
 					if (r - l[i] > -700) l[i] += log(1 + exp(r - l[i])) }
 				if (l[i] > top) top = l[i]
 			}
@@ -55,12 +55,12 @@ ref() {
 				f[i] = l[i] - top > -700 ? exp(l[i] - top) : 0
 				if (mode == "clip" && f[i] > 0.8) f[i] = 0.8
 				w = (i == 0 || i == G) ? 1 : (i % 2 ? 4 : 2)
-				z += w * f[i]; m1 += w * f[i] * x[i]
+				z += w * f[i]; m1 += w * f[i] * xg[i]
 			}
 			mu = m1 / z; m2 = m4 = 0
 			for (i = 0; i <= G; i++) {
 				w = (i == 0 || i == G) ? 1 : (i % 2 ? 4 : 2)
-				d = x[i] - mu; m2 += w * f[i] * d * d; m4 += w * f[i] * d ^ 4
+				d = xg[i] - mu; m2 += w * f[i] * d * d; m4 += w * f[i] * d ^ 4
 			}
 			# the CDF by Simpson over pairs of intervals, linear
 			# between them; the quantiles by inverse interpolation
@@ -72,7 +72,7 @@ ref() {
 			for (j = 1; j < nq; j++) {
 				q = j / nq
 				while (i < G && cum[i] < q) i += 2
-				line = line sprintf(" %.17g", x[i - 2] + 2 * dx * (q - cum[i - 2]) / (cum[i] - cum[i - 2]))
+				line = line sprintf(" %.17g", xg[i - 2] + 2 * dx * (q - cum[i - 2]) / (cum[i] - cum[i - 2]))
 			}
 			print line
 		}
