@@ -142,6 +142,16 @@ main(int argc, char **argv)
 	ncol = h.ncols;
 	if ((nb = fek_read_all(&r, &h, &rows)) < 0)
 		fek_die();
+	/* read the rest (wham-gpu's winfree) too, so that the stage before
+	 * never dies of SIGPIPE under set -o pipefail */
+	{
+		struct fek_header rest;
+
+		while ((rc = fek_next_section(&r, &rest)) > 0)
+			fek_hdr_free(&rest);
+		if (rc < 0)
+			fek_die();
+	}
 	if (nb != g.nbins)
 		fek_errx(FEK_EX_DATA, "%s: section %ld: %lld rows for %lld "
 		    "bins", r.name, r.section, nb, g.nbins);
