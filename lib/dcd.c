@@ -92,13 +92,13 @@ fek_dcd_open(const char *path, long natom, long istart, long nsavc,
 	put32(h + 264, 4);
 	put32(h + 268, (uint32_t)natom);
 	put32(h + 272, 4);
-	if (fwrite(h, sizeof h, 1, f->fp) != 1) {
-		fail(f);
-		goto bad;
-	}
-	if (fseek(f->fp, 0, SEEK_CUR) != 0) {
+	if (fseek(f->fp, 0, SEEK_SET) != 0) {
 		fek_seterr(FEK_EX_IOERR, "%s: a DCD file must be a regular "
 		    "file (its frame count is rewritten)", path);
+		goto bad;
+	}
+	if (fwrite(h, sizeof h, 1, f->fp) != 1) {
+		fail(f);
 		goto bad;
 	}
 	return f;

@@ -98,12 +98,6 @@ common_keys(struct fek_header *h, const struct out *o)
 	fek_hdr_add(h, "TIMESTEP", "%.17g %s", s->dt, o->tunit);
 }
 
-static int
-is_inertial(const struct out *o)
-{
-	return o->job->sys.integ != FEK_MD_BROWNIAN;
-}
-
 /* Run mode: a frames section, a DCD frame, a log row. */
 static int
 sink_frame(void *ctx, long long step, const double *x, const double *v,
@@ -163,7 +157,7 @@ sink_frame(void *ctx, long long step, const double *x, const double *v,
 		row[4] = (su + sk) / R;
 		/* 2 <K> / (D kB); in kT units kB = 1 / TEMP */
 		row[5] = 2 * sk / R / D / (kb > 0 ? kb : 1 / o->temp);
-		if (fek_write_rows(&o->lw, row, is_inertial(o) ? 6 : 3) < 0)
+		if (fek_write_rows(&o->lw, row, 1) < 0)
 			fek_die();
 	}
 	return 0;
