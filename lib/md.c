@@ -184,7 +184,17 @@ pool_worker(void *arg)
 	fek_expr *e = NULL;
 
 	if (p->job->sys.pot == FEK_POT_EXPR) {
+		double x[FEK_MD_MAXD], g[FEK_MD_MAXD];
+
+		/* libmatheval's parser is not reentrant: one thread at a
+		 * time parses and builds the derivatives */
+		pthread_mutex_lock(&p->lock);
 		e = fek_expr_parse(p->job->formula, p->job->sys.D);
+		if (e != NULL) {
+			memcpy(x, p->job->sys.x0, sizeof x);
+			fek_expr_grad(e, x, g);
+		}
+		pthread_mutex_unlock(&p->lock);
 		if (e == NULL)
 			fek_errx(FEK_EX_SOFTWARE, "%s", fek_errmsg());
 	}

@@ -144,9 +144,12 @@ fek_md_potential_parse(const char *arg, int ndim, struct fek_md_sys *s,
 			cat(&f, &len, "0*x");
 	} else {
 		fek_expr *e = fek_expr_parse(arg, ndim);
+		char msg[512];
 
-		if (e == NULL)
-			return fek_seterr(FEK_EX_USAGE, "-p: %s", fek_errmsg());
+		if (e == NULL) {
+			snprintf(msg, sizeof msg, "%s", fek_errmsg());
+			return fek_seterr(FEK_EX_USAGE, "-p: %s", msg);
+		}
 		fek_expr_free(e);
 		s->pot = FEK_POT_EXPR;
 		cat(&f, &len, "%s", arg);
