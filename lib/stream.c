@@ -902,8 +902,8 @@ flush_block(struct fek_writer *w)
 }
 
 /* Shortest of %.15g, %.17g that reads back exactly. */
-static void
-put_double(FILE *fp, double v)
+void
+fek_put_double(FILE *fp, double v)
 {
 	char buf[40];
 
@@ -947,7 +947,7 @@ fek_write_rows(struct fek_writer *w, const double *rows, long n)
 					    (double)(float)row[c]);
 					fputs(b, w->fp);
 				} else
-					put_double(w->fp, row[c]);
+					fek_put_double(w->fp, row[c]);
 			}
 			putc('\n', w->fp);
 			continue;

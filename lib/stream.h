@@ -138,6 +138,10 @@ int	fek_write_blank(struct fek_writer *w);
 int	fek_end_section(struct fek_writer *w);
 void	fek_writer_free(struct fek_writer *w);
 
+/* A number as the text twin writes it: the shorter of %.15g and %.17g
+ * that reads back exactly, inf and -inf spelt out. */
+void	fek_put_double(FILE *fp, double v);
+
 const char *fek_type_name(enum fek_type t);
 int	fek_type_parse(const char *s, enum fek_type *t);
 

@@ -1,0 +1,508 @@
+/*
+ * qstat-mfpt - Milestoning kinetics from K and tau (seed 003 thesis,
+ * section 2.4, Eqs. 2.70-2.88): the stationary flux q^T (I - K) = 0 under
+ * a reflecting or recycling boundary, p_i = q_i tau_i, the free energy
+ * F_i = -kT ln p_i, and with a start and a target the mean first passage
+ * times both ways (<t> = e_s (I - K)^-1 tau, by linear solves), the
+ * recycling identity as a cross-check, the committor, the MFPT to the
+ * target from every milestone and from the start to every milestone, and
+ * rates 1/MFPT.  Input: milestone-kmat's kernel sections or hand-written
+ * "K i j value" / "tau i value" lines (lib/ms_input.c); the numerics are
+ * in lib/milestone.c, lib/ms_kinetics.c, lib/ms_solve.c and, for the
+ * bootstrap over trajectories (-B), lib/ms_boot.c.
+ */
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fek.h"
+#include "milestone.h"
+#include "ms_input.h"
+#include "stream.h"
+
+/* Above this many milestones a dense K gets no mfpt_from column: n dense
+ * solves of O(n^3) each. */
+#define MS_CUMULATIVE_DENSE_MAX 400
+
+static void
+usage(void)
+{
+	fprintf(stderr, "usage: qstat-mfpt [-qv] [-B trials] "
+	    "[-b reflect|recycle[=source]|none] [-S seed]\n"
+	    "                  [-s start -f target[,target...]] [-t kelvin] "
+	    "[-u kcal|kJ|kT]\n"
+	    "                  [--solver auto|tridiag|band|dense] [file]\n");
+	exit(FEK_EX_USAGE);
+}
+
+static int
+parse_bc(const char *arg, struct ms_bc *bc, int *have_source)
+{
+	char *end;
+
+	*have_source = 0;
+	if (strcmp(arg, "reflect") == 0)
+		bc->kind = MS_BC_REFLECT;
+	else if (strcmp(arg, "none") == 0)
+		bc->kind = MS_BC_NONE;
+	else if (strcmp(arg, "recycle") == 0)
+		bc->kind = MS_BC_RECYCLE;
+	else if (strncmp(arg, "recycle=", 8) == 0) {
+		bc->kind = MS_BC_RECYCLE;
+		bc->source = strtol(arg + 8, &end, 10);
+		if (end == arg + 8 || *end != '\0' || bc->source < 0) {
+			fek_warnx("-b: '%s': the source is not a milestone "
+			    "number", arg);
+			return 1;
+		}
+		*have_source = 1;
+	} else {
+		fek_warnx("-b: '%s' is not reflect, recycle[=source] or none",
+		    arg);
+		return 1;
+	}
+	return 0;
+}
+
+static int
+parse_targets(const char *arg, long **t, long *nt)
+{
+	char buf[4096], *tok, *save, *end;
+
+	if (strlen(arg) >= sizeof buf) {
+		fek_warnx("-f: list too long");
+		return 1;
+	}
+	snprintf(buf, sizeof buf, "%s", arg);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",",
+	    &save)) {
+		long v = strtol(tok, &end, 10);
+
+		if (end == tok || *end != '\0' || v < 0 || v > 2147483646L) {
+			fek_warnx("-f: '%s' is not a milestone number", tok);
+			return 1;
+		}
+		*t = realloc(*t, (*nt + 1) * sizeof **t);
+		if (*t == NULL)
+			fek_errx(FEK_EX_SOFTWARE, "out of memory");
+		(*t)[(*nt)++] = v;
+	}
+	if (*nt == 0) {
+		fek_warnx("-f: no milestone given");
+		return 1;
+	}
+	return 0;
+}
+
+static void
+progress(long done, long total)
+{
+	fprintf(stderr, "\rqstat-mfpt: bootstrap %ld/%ld", done, total);
+	if (done == total)
+		fputc('\n', stderr);
+}
+
+/* MILESTONE i x lines giving every milestone one coordinate: pos[i]. */
+static double *
+positions(const struct fek_header *keys, long n)
+{
+	double *pos = fek_alloc((size_t)n, sizeof *pos), x;
+	unsigned char *seen = fek_alloc((size_t)n, 1);
+	const char *v;
+	char *end, *end2;
+	long i, k, have = 0;
+
+	for (k = 0; (v = fek_hdr_get(keys, "MILESTONE", k)) != NULL; k++) {
+		i = strtol(v, &end, 10);
+		if (end == v || i < 0 || i >= n)
+			continue;
+		x = strtod(end, &end2);
+		if (end2 == end || !isfinite(x))
+			continue;
+		end2 += strspn(end2, " \t");
+		if (*end2 != '\0' || seen[i])
+			continue;
+		seen[i] = 1;
+		pos[i] = x;
+		have++;
+	}
+	free(seen);
+	if (have == n)
+		return pos;
+	free(pos);
+	return NULL;
+}
+
+static void
+carry_keys(struct fek_header *h, const struct ms_input *in, const char *bc,
+    const struct ms_request *rq, const char *targets,
+    enum ms_solver used, long trials, long seed, double temp, int argc,
+    char **argv)
+{
+	const char *v;
+	int k;
+
+	fek_hdr_add(h, "MILESTONES", "%ld", in->m.n);
+	for (k = 0; (v = fek_hdr_get(&in->keys, "MILESTONE", k)) != NULL; k++)
+		fek_hdr_add(h, "MILESTONE", "%s", v);
+	for (k = 0; (v = fek_hdr_get(&in->keys, "ANCHOR", k)) != NULL; k++)
+		fek_hdr_add(h, "ANCHOR", "%s", v);
+	if (temp > 0)
+		fek_hdr_add(h, "TEMP", "%.17g", temp);
+	fek_hdr_add(h, "BOUNDARY", "%s", bc);
+	if (rq->start >= 0) {
+		fek_hdr_add(h, "START", "%ld", rq->start);
+		fek_hdr_add(h, "TARGET", "%s", targets);
+	}
+	fek_hdr_add(h, "SOLVER", "%s", ms_solver_name(used));
+	if (trials > 0) {
+		fek_hdr_add(h, "BOOTSTRAP", "%ld", trials);
+		fek_hdr_add(h, "SEED", "%ld", seed);
+	}
+	for (k = 0; (v = fek_hdr_get(&in->keys, "PROV", k)) != NULL; k++)
+		fek_hdr_add(h, "PROV", "%s", v);
+	fek_hdr_prov(h, argc, argv);
+}
+
+int
+main(int argc, char **argv)
+{
+	enum { OPT_SOLVER = 256 };
+	static const struct option longopts[] = {
+		{ "seed", required_argument, NULL, 'S' },
+		{ "solver", required_argument, NULL, OPT_SOLVER },
+		{ "units", required_argument, NULL, 'u' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct ms_input in;
+	struct ms_request rq;
+	struct ms_result res;
+	struct ms_spread sp;
+	struct fek_header h;
+	struct fek_writer w;
+	struct timespec t0, t1;
+	enum fek_unit unit = FEK_KT;
+	enum ms_solver used;
+	const char *path = "-", *v;
+	unsigned char *is_target = NULL;
+	long trials = 0, seed = 1, start = -1, *tg = NULL, ntg = 0, i, n;
+	double temp = 0, *pos, row[16];
+	char bcname[64], targets[200], tunit[FEK_NAMELEN], rate[FEK_NAMELEN + 2];
+	int c, nerr = 0, verbose = 0, quiet = 0, have_source = 0, have_t = 0;
+	int ncol, pass;
+
+	fek_setprogname(argv[0]);
+	memset(&rq, 0, sizeof rq);
+	memset(&sp, 0, sizeof sp);
+	rq.bc.kind = MS_BC_REFLECT;
+	rq.start = -1;
+	rq.target = -1;
+	rq.how = MS_SOLVE_AUTO;
+	while ((c = getopt_long(argc, argv, "B:b:f:qS:s:t:u:v", longopts,
+	    NULL)) != -1) {
+		switch (c) {
+		case 'B':
+			nerr += fek_opt_long(optarg, 2, 100000000L, "-B",
+			    &trials);
+			break;
+		case 'b':
+			nerr += parse_bc(optarg, &rq.bc, &have_source);
+			break;
+		case 'f':
+			nerr += parse_targets(optarg, &tg, &ntg);
+			break;
+		case 'q':
+			fek_set_quiet(1);
+			quiet = 1;
+			break;
+		case 'S':
+			nerr += fek_opt_long(optarg, 0, 0x7fffffffffffffffL,
+			    "-S", &seed);
+			break;
+		case 's':
+			nerr += fek_opt_long(optarg, 0, 2147483646L, "-s",
+			    &start);
+			break;
+		case 't':
+			nerr += fek_opt_double(optarg, 1e-300, 1e300, "-t",
+			    &temp);
+			have_t = 1;
+			break;
+		case 'u':
+			nerr += fek_opt_unit(optarg, 1, "-u", &unit);
+			break;
+		case 'v':
+			verbose = 1;
+			break;
+		case OPT_SOLVER:
+			if (ms_solver_parse(optarg, &rq.how) < 0) {
+				fek_warnx("--solver: '%s' is not auto, tridiag, "
+				    "band or dense", optarg);
+				nerr++;
+			}
+			break;
+		case 'V':
+			fek_version_exit();
+		default:
+			usage();
+		}
+	}
+	if ((start >= 0) != (ntg > 0)) {
+		fek_warnx("-s and -f go together: a start and a target");
+		nerr++;
+	}
+	if (argc - optind > 1) {
+		fek_warnx("one input file at most");
+		nerr++;
+	}
+	if (nerr)
+		usage();
+	if (optind < argc)
+		path = argv[optind];
+	if (ms_input_read(&in, path) < 0)
+		fek_die();
+	n = in.m.n;
+
+	/* options that need the input */
+	if (trials > 0 && !in.counts)
+		fek_errx(FEK_EX_USAGE, "-B: %s holds K and tau only; the "
+		    "bootstrap needs the counts of milestone-kmat's output",
+		    strcmp(path, "-") ? path : "stdin");
+	if (!have_t && (v = fek_hdr_get(&in.keys, "TEMP", 0)) != NULL) {
+		char *end;
+
+		temp = strtod(v, &end);
+		if (end == v || !(temp > 0) || !isfinite(temp))
+			fek_errx(FEK_EX_DATA, "%s: key TEMP: '%s' is not a "
+			    "temperature in K", path, v);
+	}
+	if (unit != FEK_KT && !(temp > 0))
+		fek_errx(FEK_EX_USAGE, "-u %s needs a temperature: -t kelvin, "
+		    "or TEMP in the input", unit == FEK_KCAL ? "kcal" : "kJ");
+	rq.kT = unit == FEK_KT ? 1 : fek_kb(unit) * temp;
+	if (start >= n)
+		fek_errx(FEK_EX_USAGE, "-s: milestone %ld is outside 0..%ld",
+		    start, n - 1);
+	is_target = fek_alloc((size_t)n, 1);
+	for (i = 0; i < ntg; i++) {
+		if (tg[i] >= n)
+			fek_errx(FEK_EX_USAGE, "-f: milestone %ld is outside "
+			    "0..%ld", tg[i], n - 1);
+		if (tg[i] == start)
+			fek_errx(FEK_EX_USAGE, "-f: milestone %ld is the start",
+			    tg[i]);
+		is_target[tg[i]] = 1;
+	}
+	if (ntg == 0)
+		is_target[n - 1] = 1;	/* what -b recycle recycles */
+	snprintf(targets, sizeof targets, "%s", ms_list(is_target, n));
+	if (rq.bc.kind == MS_BC_RECYCLE && !have_source)
+		rq.bc.source = start >= 0 ? start : 0;
+	if (rq.bc.source >= n)
+		fek_errx(FEK_EX_USAGE, "-b: the source %ld is outside 0..%ld",
+		    rq.bc.source, n - 1);
+	if (rq.bc.kind == MS_BC_RECYCLE && is_target[rq.bc.source])
+		fek_errx(FEK_EX_USAGE, "-b: the source %ld is a target",
+		    rq.bc.source);
+	if (rq.bc.kind == MS_BC_RECYCLE)
+		snprintf(bcname, sizeof bcname, "recycle %ld", rq.bc.source);
+	else
+		snprintf(bcname, sizeof bcname, "%s", rq.bc.kind ==
+		    MS_BC_REFLECT ? "reflect" : "none");
+	pass = start >= 0;
+	if (pass) {
+		rq.start = start;
+		rq.is_target = is_target;
+		rq.target = ntg == 1 ? tg[0] : -1;
+	} else
+		rq.is_target = is_target;
+	used = ms_solver_pick(&in.m, rq.how);
+	rq.cumulative = pass && (used != MS_SOLVE_DENSE ||
+	    n <= MS_CUMULATIVE_DENSE_MAX);
+	if (pass && !rq.cumulative)
+		fek_warnx("mfpt_from not computed: K is dense and has %ld > %d "
+		    "milestones", n, MS_CUMULATIVE_DENSE_MAX);
+
+	/* the point estimate */
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (ms_analyse(&in.m, &rq, &res, 1) < 0)
+		fek_die();
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	if (res.replaced)
+		fek_warnx("-b %s: replaced the observed transitions of %ld "
+		    "milestone%s", bcname, res.replaced, res.replaced > 1 ?
+		    "s" : "");
+	for (i = 0; i < n && !(res.no_tau[i] && res.q[i] > 0); i++)
+		;
+	if (i < n) {
+		unsigned char *mk = fek_alloc((size_t)n, 1);
+
+		for (i = 0; i < n; i++)
+			mk[i] = res.no_tau[i] && res.q[i] > 0;
+		fek_warnx("milestone%s %s ha%s no lifetime (no trajectories, "
+		    "no tau line): "
+		    "p written as 0 and F as inf, the others normalised",
+		    strchr(ms_list(mk, n), ' ') ? "s" : "", ms_list(mk, n),
+		    strchr(ms_list(mk, n), ' ') ? "ve" : "s");
+		free(mk);
+	}
+	if (pass) {
+		double rel = fabs(res.rec_fwd - res.fwd) / res.fwd;
+
+		if (res.fwd > 0 && !(rel <= 1e-8))
+			fek_warnx("the recycling identity gives %.10g for the "
+			    "MFPT, the linear solve %.10g (relative "
+			    "difference %.2g)", res.rec_fwd, res.fwd, rel);
+		if (!res.have_rev)
+			fek_warnx("no reverse MFPT %s -> %ld: %s", targets,
+			    start, res.rev_why);
+		if (res.nfrom_failed)
+			fek_warnx("mfpt_from is inf on %ld milestone%s (no "
+			    "finite MFPT from %ld)", res.nfrom_failed,
+			    res.nfrom_failed > 1 ? "s" : "", start);
+	}
+	if (verbose)
+		fprintf(stderr, "qstat-mfpt: %ld milestones, %ld transitions, "
+		    "solver %s, boundary %s, analysis %.3f s\n", n,
+		    in.m.row[n], ms_solver_name(used), bcname,
+		    (t1.tv_sec - t0.tv_sec) + 1e-9 * (t1.tv_nsec -
+		    t0.tv_nsec));
+	if (trials > 0) {
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		if (ms_bootstrap(&in.m, &rq, &res, trials, (unsigned long
+		    long)seed, &sp, verbose || (!quiet &&
+		    isatty(STDERR_FILENO)) ? progress : NULL) < 0)
+			fek_die();
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		if (sp.failed)
+			fek_warnx("bootstrap: %ld of %ld trials were left out "
+			    "(the first: %s)", sp.failed, trials, sp.why);
+		if (verbose)
+			fprintf(stderr, "qstat-mfpt: bootstrap: %ld trials, "
+			    "%.3f s\n", trials, (t1.tv_sec - t0.tv_sec) +
+			    1e-9 * (t1.tv_nsec - t0.tv_nsec));
+	}
+
+	/* output: the MFPT alone, then the mfpt and kinetics sections */
+	snprintf(tunit, sizeof tunit, "%s", in.tunit);
+	if (strcmp(tunit, "1") == 0)
+		snprintf(rate, sizeof rate, "1");
+	else
+		snprintf(rate, sizeof rate, "1/%s", tunit);
+	fek_writer_init(&w, stdout, 1);
+	if (pass) {
+		fek_put_double(stdout, res.fwd);
+		putchar('\n');
+		fek_hdr_init(&h, "mfpt");
+		h.rows = res.have_rev ? 2 : 1;
+		fek_hdr_addcol(&h, "start", FEK_I32, "1");
+		fek_hdr_addcol(&h, "target", FEK_I32, "1");
+		fek_hdr_addcol(&h, "mfpt", FEK_F64, tunit);
+		fek_hdr_addcol(&h, "rate", FEK_F64, rate);
+		fek_hdr_addcol(&h, "recycle", FEK_F64, tunit);
+		if (trials > 0) {
+			fek_hdr_addcol(&h, "sd_mfpt", FEK_F64, tunit);
+			fek_hdr_addcol(&h, "lo95", FEK_F64, tunit);
+			fek_hdr_addcol(&h, "hi95", FEK_F64, tunit);
+		}
+		carry_keys(&h, &in, bcname, &rq, targets, used, trials,
+		    seed, temp, argc, argv);
+		if (fek_begin_section(&w, &h) < 0)
+			fek_die();
+		row[0] = start;
+		row[1] = rq.target;
+		row[2] = res.fwd;
+		row[3] = res.fwd > 0 ? 1 / res.fwd : HUGE_VAL;
+		row[4] = res.rec_fwd;
+		row[5] = sp.sd_fwd;
+		row[6] = sp.lo_fwd;
+		row[7] = sp.hi_fwd;
+		if (fek_write_rows(&w, row, 1) < 0)
+			fek_die();
+		if (res.have_rev) {
+			row[0] = rq.target;
+			row[1] = start;
+			row[2] = res.rev;
+			row[3] = res.rev > 0 ? 1 / res.rev : HUGE_VAL;
+			row[4] = res.rec_rev;
+			row[5] = sp.sd_rev;
+			row[6] = sp.lo_rev;
+			row[7] = sp.hi_rev;
+			if (fek_write_rows(&w, row, 1) < 0)
+				fek_die();
+		}
+		if (fek_end_section(&w) < 0)
+			fek_die();
+		fek_hdr_free(&h);
+	}
+	pos = positions(&in.keys, n);
+	fek_hdr_init(&h, "kinetics");
+	h.rows = n;
+	fek_hdr_addcol(&h, "milestone", FEK_I32, "1");
+	if (pos)
+		fek_hdr_addcol(&h, "position", FEK_F64, "1");
+	fek_hdr_addcol(&h, "q", FEK_F64, "1");
+	fek_hdr_addcol(&h, "p", FEK_F64, "1");
+	fek_hdr_addcol(&h, "F", FEK_F64, fek_unit_name(unit));
+	if (pass) {
+		fek_hdr_addcol(&h, "committor", FEK_F64, "1");
+		fek_hdr_addcol(&h, "mfpt_to", FEK_F64, tunit);
+		if (res.mfrom)
+			fek_hdr_addcol(&h, "mfpt_from", FEK_F64, tunit);
+	}
+	if (trials > 0) {
+		fek_hdr_addcol(&h, "sd_q", FEK_F64, "1");
+		fek_hdr_addcol(&h, "sd_p", FEK_F64, "1");
+		fek_hdr_addcol(&h, "sd_F", FEK_F64, fek_unit_name(unit));
+		if (pass) {
+			fek_hdr_addcol(&h, "sd_committor", FEK_F64, "1");
+			fek_hdr_addcol(&h, "sd_mfpt_to", FEK_F64, tunit);
+		}
+	}
+	carry_keys(&h, &in, bcname, &rq, targets, used, trials, seed,
+	    temp, argc, argv);
+	if (fek_begin_section(&w, &h) < 0)
+		fek_die();
+	for (i = 0; i < n; i++) {
+		ncol = 0;
+		row[ncol++] = i;
+		if (pos)
+			row[ncol++] = pos[i];
+		row[ncol++] = res.q[i];
+		row[ncol++] = res.p[i];
+		row[ncol++] = res.F[i];
+		if (pass) {
+			row[ncol++] = res.committor[i];
+			row[ncol++] = res.mto[i] < 0 ? HUGE_VAL : res.mto[i];
+			if (res.mfrom)
+				row[ncol++] = res.mfrom[i];
+		}
+		if (trials > 0) {
+			row[ncol++] = sp.sd_q[i];
+			row[ncol++] = sp.sd_p[i];
+			row[ncol++] = sp.sd_F[i];
+			if (pass) {
+				row[ncol++] = sp.sd_committor[i];
+				row[ncol++] = sp.sd_mto[i];
+			}
+		}
+		if (fek_write_rows(&w, row, 1) < 0)
+			fek_die();
+	}
+	if (fek_end_section(&w) < 0)
+		fek_die();
+	fek_fshut(stdout, "stdout");
+	fek_hdr_free(&h);
+	fek_writer_free(&w);
+	ms_result_free(&res);
+	ms_spread_free(&sp);
+	ms_input_free(&in);
+	free(pos);
+	free(tg);
+	free(is_target);
+	return 0;
+}
