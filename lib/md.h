@@ -73,6 +73,16 @@ struct fek_md_sink {
 int	fek_md_potential_parse(const char *arg, int ndim,
 	    struct fek_md_sys *s, char **formula);
 
+/* md_input.c: -M as "m0,m1,..." (increasing) or "lo:hi:step" (*out
+ * malloc'd, *n points); -x as D comma-separated numbers; a text table of
+ * rows of ncol numbers ('#' comments and blank lines skipped; what names
+ * the rows in messages; NULL on error).  -1 or NULL with fek_seterr: 64
+ * for options, 65 for a malformed file, 66 for one that cannot be read. */
+int	fek_md_parse_points(const char *arg, double **out, int *n);
+int	fek_md_parse_point(const char *arg, int D, double *x);
+double	*fek_md_load_table(const char *path, int ncol, const char *what,
+	    long *n);
+
 /* md.c: the derived constants of s (mu, sig, c1, c2, hdtm). */
 void	fek_md_prepare(struct fek_md_sys *s);
 /* Run job on the CPU, in threads over replicas.  0, or -1 with

@@ -281,137 +281,6 @@ sink_progress(void *ctx, double done)
 		    now_s() - o->t0, done >= 1 ? "\n" : "");
 }
 
-/* -M "m1,m2,..." or "lo:hi:step". */
-static int
-parse_points(const char *arg, double **out, int *n)
-{
-	char *copy = strdup(arg), *p, *end;
-	double v[3], *m;
-	int k = 0, cap = 16;
-
-	if (strchr(arg, ':') != NULL) {
-		for (p = copy; k < 3; k++) {
-			v[k] = strtod(p, &end);
-			if (end == p || !isfinite(v[k]) || (k < 2 ? *end != ':'
-			    : *end != '\0'))
-				break;
-			p = end + 1;
-		}
-		free(copy);
-		if (k != 3 || !(v[2] > 0) || !(v[1] >= v[0])) {
-			fek_warnx("-M: '%s' is not lo:hi:step with lo <= hi and "
-			    "step > 0", arg);
-			return 1;
-		}
-		*n = (int)floor((v[1] - v[0]) / v[2] + 1e-9) + 1;
-		if (*n > 100000) {
-			fek_warnx("-M: '%s': more than 100000 milestones", arg);
-			return 1;
-		}
-		*out = m = fek_alloc(*n, sizeof *m);
-		for (k = 0; k < *n; k++)
-			m[k] = v[0] + k * v[2];
-		return 0;
-	}
-	m = fek_alloc(cap, sizeof *m);
-	for (p = copy;; p = end + 1) {
-		if (k == cap)
-			m = realloc(m, (cap *= 2) * sizeof *m);
-		if (m == NULL)
-			fek_errx(FEK_EX_SOFTWARE, "out of memory");
-		m[k] = strtod(p, &end);
-		if (end == p || !isfinite(m[k]) || (*end && *end != ',')) {
-			fek_warnx("-M: '%s' is not a list of numbers", arg);
-			free(copy);
-			free(m);
-			return 1;
-		}
-		if (k > 0 && !(m[k] > m[k - 1])) {
-			fek_warnx("-M: '%s': milestones must increase", arg);
-			free(copy);
-			free(m);
-			return 1;
-		}
-		k++;
-		if (*end == '\0')
-			break;
-	}
-	free(copy);
-	*out = m;
-	*n = k;
-	return 0;
-}
-
-/* A text file of rows of ncol numbers ('#' comments, blank lines); *out
- * malloc'd, *n rows.  Exits 66 or 65. */
-static double *
-load_rows(const char *path, int ncol, const char *what, long *n)
-{
-	FILE *fp = fopen(path, "r");
-	char *line = NULL, *p, *end;
-	size_t cap = 0;
-	long lineno = 0, rows = 0, alloc = 16;
-	double *v;
-
-	if (fp == NULL)
-		fek_errx(FEK_EX_NOINPUT, "%s: %s", path, strerror(errno));
-	v = fek_alloc(alloc * ncol, sizeof *v);
-	while (getline(&line, &cap, fp) >= 0) {
-		lineno++;
-		p = line + strspn(line, " \t\r\n");
-		if (*p == '\0' || *p == '#')
-			continue;
-		if (rows == alloc) {
-			v = realloc(v, (alloc *= 2) * ncol * sizeof *v);
-			if (v == NULL)
-				fek_errx(FEK_EX_SOFTWARE, "out of memory");
-		}
-		for (int k = 0; k < ncol; k++) {
-			p += strspn(p, " \t");
-			v[rows * ncol + k] = strtod(p, &end);
-			if (end == p || !isfinite(v[rows * ncol + k]) ||
-			    (*end && !strchr(" \t\r\n", *end)))
-				fek_errx(FEK_EX_DATA, "%s: line %ld: field %d: "
-				    "expected %d numbers per line (%s)", path,
-				    lineno, k + 1, ncol, what);
-			p = end;
-		}
-		p += strspn(p, " \t\r\n");
-		if (*p != '\0' && *p != '#')
-			fek_errx(FEK_EX_DATA, "%s: line %ld: more than %d "
-			    "numbers (%s)", path, lineno, ncol, what);
-		rows++;
-	}
-	if (ferror(fp))
-		fek_errx(FEK_EX_NOINPUT, "%s: %s", path, strerror(errno));
-	fclose(fp);
-	free(line);
-	if (rows == 0)
-		fek_errx(FEK_EX_DATA, "%s: no %s", path, what);
-	*n = rows;
-	return v;
-}
-
-/* Parse a comma list of D numbers ("-x"). */
-static int
-parse_point(const char *arg, int D, double *x)
-{
-	char *end;
-	const char *p = arg;
-
-	for (int d = 0; d < D; d++) {
-		x[d] = strtod(p, &end);
-		if (end == p || !isfinite(x[d]) || (d < D - 1 ? *end != ','
-		    : *end != '\0')) {
-			fek_warnx("-x: '%s' is not %d comma-separated numbers",
-			    arg, D);
-			return 1;
-		}
-		p = end + 1;
-	}
-	return 0;
-}
-
 int
 main(int argc, char **argv)
 {
@@ -650,8 +519,9 @@ main(int argc, char **argv)
 		fek_warnx("-j: last before first");
 		nerr++;
 	}
-	if (job.mode != FEK_MD_MILESTONE && (nobridge || maxself != -2)) {
-		fek_warnx("-B and -F: Milestoning options (-M, -A)");
+	if (job.mode != FEK_MD_MILESTONE && (nobridge || maxself != -2 ||
+	    nsamp != 1)) {
+		fek_warnx("-B, -c and -F: Milestoning options (-M, -A)");
 		nerr++;
 	}
 	if (nerr)
@@ -673,8 +543,10 @@ main(int argc, char **argv)
 		    : 0;
 		s->x0[d] = 0.5 * (s->lo[d] + s->hi[d]);
 	}
-	if (xarg && parse_point(xarg, s->D, s->x0))
+	if (xarg && fek_md_parse_point(xarg, s->D, s->x0) < 0) {
+		fek_warnx("%s", fek_errmsg());
 		usage();
+	}
 	if (fek_md_potential_parse(pot, s->D, s, &formula) < 0)
 		fek_die();
 	if (fek_device_resolve(dev, 1, &use) < 0)
@@ -712,8 +584,10 @@ main(int argc, char **argv)
 			    "but -n runs %ld", every, nsteps);
 	} else if (job.mode == FEK_MD_MILESTONE) {
 		if (mspec) {
-			if (parse_points(mspec, &mpos, &nm))
+			if (fek_md_parse_points(mspec, &mpos, &nm) < 0) {
+				fek_warnx("%s", fek_errmsg());
 				usage();
+			}
 			for (int i = 0; i < nm; i++)
 				if (!(mpos[i] >= s->lo[0] && (s->period[0] > 0 ?
 				    mpos[i] < s->hi[0] : mpos[i] <= s->hi[0])))
@@ -723,14 +597,18 @@ main(int argc, char **argv)
 					    s->hi[0]);
 			s->mtype = FEK_MS_POINTS;
 		} else {
-			anchors = load_rows(anchfile, s->D, "anchors", &na);
+			if ((anchors = fek_md_load_table(anchfile, s->D,
+			    "anchors", &na)) == NULL)
+				fek_die();
 			if (na < 2 || na > 4096)
 				fek_errx(FEK_EX_DATA, "%s: %ld anchors; give 2 "
 				    "to 4096", anchfile, na);
 			if (pairfile) {
-				double *p = load_rows(pairfile, 2,
+				double *p = fek_md_load_table(pairfile, 2,
 				    "anchor pairs", &npair);
 
+				if (p == NULL)
+					fek_die();
 				mpair = fek_alloc(2 * npair, sizeof *mpair);
 				for (long i = 0; i < 2 * npair; i++) {
 					if (p[i] != floor(p[i]) || p[i] < 0 ||
