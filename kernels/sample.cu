@@ -15,7 +15,7 @@
  *    (checked against libmatheval), and NVRTC compiles it with the kernels
  *    below into a cubin for the device at hand, loaded with
  *    cudaLibraryLoadData (no -lcuda).  Compiled images are cached on disk
- *    (FEK_CACHE_DIR), since NVRTC takes some 60 ms.
+ *    (FEK_CACHE_DIR), since NVRTC takes some 60 ms (kernels/nvrtc.cu).
  *  - One launch draws a whole batch of windows: a block takes a window,
  *    builds its envelope (masses, cumulative sums and a guide table of
  *    Chen and Asau 1974 for O(1) cell selection) in shared memory, and its
@@ -33,19 +33,16 @@
  *    leaves the device.  A grid too large for shared memory is binned by
  *    sorting instead (kernels/hist.cu), from samples kept on the device.
  */
-#include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <cuda_runtime.h>
-#include <nvrtc.h>
 
 extern "C" {
 #include "fek.h"
@@ -55,6 +52,7 @@ extern "C" {
 }
 #include "cuda_check.cuh"
 #include "hist.cuh"
+#include "nvrtc.cuh"
 #include "sample.cuh"
 
 /* The kernels' argument, identical on both sides: the host compiles this
@@ -91,57 +89,8 @@ typedef long long i64;
 #define INV32 2.3283064365386963e-10	/* 2^-32 */
 #define FEK_INF __longlong_as_double(0x7ff0000000000000LL)
 
-#if __has_include(<curand_philox4x32_x.h>)
-#include <curand_philox4x32_x.h>
-#define FEK_PHILOX curand_Philox4x32_10
-#else
-/* Without the toolkit's headers: the same generator, as cuRAND defines
- * it (Salmon et al. 2011, Philox4x32 with 10 rounds). */
-static __device__ __forceinline__ uint4
-fek_philox(uint4 c, uint2 k)
-{
-	for (int r = 0; r < 10; r++) {
-		u32 hi0 = __umulhi(0xD2511F53u, c.x), lo0 = 0xD2511F53u * c.x;
-		u32 hi1 = __umulhi(0xCD9E8D57u, c.z), lo1 = 0xCD9E8D57u * c.z;
-
-		c = make_uint4(hi1 ^ c.y ^ k.x, lo1, hi0 ^ c.w ^ k.y, lo0);
-		k.x += 0x9E3779B9u;
-		k.y += 0xBB67AE85u;
-	}
-	return c;
-}
-#define FEK_PHILOX fek_philox
-#endif
 
 __device__ double fek_pmf(const double *x);
-
-/* The helpers of lib/expr_cuda.c's translations. */
-static __device__ __forceinline__ double
-fek_powi(double a, int k)
-{
-	double r = 1, m = k < 0 ? 1.0 / a : a;
-
-	if (k == 0)
-		return pow(a, 0.0);
-	for (int i = 0; i < (k < 0 ? -k : k); i++)
-		r *= m;
-	return r;
-}
-static __device__ __forceinline__ double
-fek_step(double a)
-{
-	return a < 0 ? 0.0 : 1.0;
-}
-static __device__ __forceinline__ double
-fek_delta(double a)
-{
-	return a == 0 ? __longlong_as_double(0x7ff0000000000000LL) : 0.0;
-}
-static __device__ __forceinline__ double
-fek_nandelta(double a)
-{
-	return a == 0 ? __longlong_as_double(0x7ff8000000000000LL) : 0.0;
-}
 
 /* Doubles as ordered integers, for atomicMin/atomicMax. */
 static __device__ __forceinline__ i64
@@ -657,16 +606,6 @@ now_ms(void)
 	} while (0)
 
 
-static unsigned long long
-fnv1a(unsigned long long h, const void *p, size_t n)
-{
-	const unsigned char *s = (const unsigned char *)p;
-
-	while (n--)
-		h = (h ^ *s++) * 0x100000001b3ULL;
-	return h;
-}
-
 static double
 ord_double(long long k)
 {
@@ -677,190 +616,15 @@ ord_double(long long k)
 	return v;
 }
 
-/* The CUDA include directory beside the NVRTC library in use (for
- * curand_philox4x32_x.h), or "" when there is none. */
-static void
-cuda_include_dir(char *buf, size_t len)
-{
-	Dl_info info;
-	char *slash;
-	const char *home;
-
-	buf[0] = '\0';
-	if (dladdr((void *)nvrtcVersion, &info) && info.dli_fname != NULL) {
-		snprintf(buf, len, "%s", info.dli_fname);
-		for (int k = 0; k < 2 && (slash = strrchr(buf, '/')); k++)
-			*slash = '\0';
-		if (strlen(buf) + 40 < len) {
-			char test[4096];
-
-			strcat(buf, "/include");
-			snprintf(test, sizeof test,
-			    "%s/curand_philox4x32_x.h", buf);
-			if (access(test, R_OK) == 0)
-				return;
-		}
-	}
-	home = getenv("CUDA_HOME");
-	snprintf(buf, len, "%s/include", home ? home : "/usr/local/cuda");
-	{
-		char test[4096];
-
-		snprintf(test, sizeof test, "%s/curand_philox4x32_x.h", buf);
-		if (access(test, R_OK) != 0)
-			buf[0] = '\0';
-	}
-}
-
-/* The cache directory for compiled kernels, or NULL when disabled. */
-static const char *
-cache_dir(char *buf, size_t len)
-{
-	const char *e = getenv("FEK_CACHE_DIR");
-
-	if (e != NULL)
-		return *e ? e : NULL;
-	if ((e = getenv("XDG_CACHE_HOME")) != NULL && *e)
-		snprintf(buf, len, "%s/fek", e);
-	else if ((e = getenv("HOME")) != NULL && *e)
-		snprintf(buf, len, "%s/.cache/fek", e);
-	else
-		return NULL;
-	return buf;
-}
-
-static char *
-read_file(const char *path, size_t *len)
-{
-	FILE *fp = fopen(path, "rb");
-	char *buf;
-	long n;
-
-	if (fp == NULL)
-		return NULL;
-	if (fseek(fp, 0, SEEK_END) != 0 || (n = ftell(fp)) <= 0 ||
-	    fseek(fp, 0, SEEK_SET) != 0) {
-		fclose(fp);
-		return NULL;
-	}
-	buf = (char *)fek_alloc(n, 1);
-	if (fread(buf, 1, n, fp) != (size_t)n) {
-		fclose(fp);
-		free(buf);
-		return NULL;
-	}
-	fclose(fp);
-	*len = n;
-	return buf;
-}
-
-/* Best effort: a failure leaves no file behind and is not reported. */
-static void
-write_file(const char *dir, const char *path, const char *buf, size_t len)
-{
-	char tmp[4200], parent[4096], *slash;
-	FILE *fp;
-
-	snprintf(parent, sizeof parent, "%s", dir);
-	if ((slash = strrchr(parent, '/')) != NULL && slash != parent) {
-		*slash = '\0';
-		mkdir(parent, 0755);
-	}
-	mkdir(dir, 0755);
-	snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
-	if ((fp = fopen(tmp, "wb")) == NULL)
-		return;
-	if (fwrite(buf, 1, len, fp) != len || fclose(fp) != 0 ||
-	    rename(tmp, path) != 0)
-		unlink(tmp);
-}
-
-/* Compile src for compute capability major.minor into a cubin (malloc'd
- * *img), through the cache when there is one. */
-static int
-compile(const char *src, int major, int minor, char **img, size_t *len,
-    int *hit)
-{
-	char arch[64], inc[4096], incopt[4200], dirbuf[4096], path[4200];
-	char extra[1024], *tok, *save = NULL;
-	const char *opts[36], *dir, *env;
-	int nopt = 0, vmaj = 0, vmin = 0;
-	unsigned long long h = 0xcbf29ce484222325ULL;
-	nvrtcProgram prog;
-	nvrtcResult r;
-	size_t n;
-
-	*hit = 0;
-	snprintf(arch, sizeof arch, "--gpu-architecture=sm_%d%d", major,
-	    minor);
-	opts[nopt++] = arch;
-	opts[nopt++] = "--std=c++17";
-	cuda_include_dir(inc, sizeof inc);
-	if (inc[0]) {
-		snprintf(incopt, sizeof incopt, "-I%s", inc);
-		opts[nopt++] = incopt;
-	}
-	/* more NVRTC options, such as -Ofc=max (faster compiles) */
-	env = getenv("FEK_NVRTC_FLAGS");
-	snprintf(extra, sizeof extra, "%s", env ? env : "");
-	for (tok = strtok_r(extra, " \t", &save); tok != NULL && nopt < 36;
-	    tok = strtok_r(NULL, " \t", &save))
-		opts[nopt++] = tok;
-	nvrtcVersion(&vmaj, &vmin);
-	h = fnv1a(h, src, strlen(src));
-	for (int i = 0; i < nopt; i++)
-		h = fnv1a(h, opts[i], strlen(opts[i]) + 1);
-	h = fnv1a(h, &vmaj, sizeof vmaj);
-	h = fnv1a(h, &vmin, sizeof vmin);
-	dir = cache_dir(dirbuf, sizeof dirbuf);
-	if (dir != NULL) {
-		snprintf(path, sizeof path, "%s/sample-%016llx.cubin", dir, h);
-		if ((*img = read_file(path, len)) != NULL) {
-			*hit = 1;
-			return 0;
-		}
-	}
-	if ((r = nvrtcCreateProgram(&prog, src, "fek_sample.cu", 0, NULL,
-	    NULL)) != NVRTC_SUCCESS)
-		return fek_seterr(FEK_EX_SOFTWARE, "NVRTC: %s",
-		    nvrtcGetErrorString(r));
-	r = nvrtcCompileProgram(prog, nopt, opts);
-	if (r != NVRTC_SUCCESS) {
-		size_t ln = 0;
-		char *log;
-
-		nvrtcGetProgramLogSize(prog, &ln);
-		log = (char *)fek_alloc(ln + 1, 1);
-		nvrtcGetProgramLog(prog, log);
-		/* the first line of the log says what */
-		log[strcspn(log, "\n")] = '\0';
-		fek_seterr(FEK_EX_SOFTWARE, "NVRTC: %s: %.300s",
-		    nvrtcGetErrorString(r), log);
-		free(log);
-		nvrtcDestroyProgram(&prog);
-		return -1;
-	}
-	if ((r = nvrtcGetCUBINSize(prog, &n)) != NVRTC_SUCCESS || n == 0) {
-		nvrtcDestroyProgram(&prog);
-		return fek_seterr(FEK_EX_SOFTWARE, "NVRTC: no cubin: %s",
-		    nvrtcGetErrorString(r));
-	}
-	*img = (char *)fek_alloc(n, 1);
-	nvrtcGetCUBIN(prog, *img);
-	nvrtcDestroyProgram(&prog);
-	*len = n;
-	if (dir != NULL)
-		write_file(dir, path, *img, n);
-	return 0;
-}
-
 /* The program: the sizes, struct fek_sp, the kernels and the PMF. */
 static char *
 build_source(int D, long nc, long long ncell, int m, long np, int threads,
     int Q, int fused_shared, long long hbins, int cells_shared,
     long long smem_cells, const char *expr)
 {
-	size_t len = strlen(kernel_src) + strlen(expr) + 4096;
+	size_t len = strlen(fek_nvrtc_philox_src) +
+	    strlen(fek_nvrtc_expr_src) + strlen(kernel_src) + strlen(expr) +
+	    4096;
 	char *src = (char *)fek_alloc(len, 1);
 
 	snprintf(src, len,
@@ -869,11 +633,11 @@ build_source(int D, long nc, long long ncell, int m, long np, int threads,
 	    "#define FEK_Q %d\n#define FEK_NCALL %d\n#define FEK_FUSED %d\n"
 	    "#define FEK_HBINS %lldLL\n#define FEK_CELLS_SHARED %d\n"
 	    "#define FEK_SMEM_CELLS %lld\n"
-	    "struct fek_sp { %s };\n%s\n"
+	    "struct fek_sp { %s };\n%s%s%s\n"
 	    "__device__ double fek_pmf(const double *x) { return %s; }\n",
 	    D, nc, ncell, m, np, threads, Q, (D + 2 + 3) / 4, fused_shared,
 	    hbins, cells_shared, smem_cells, FEK_STR(FEK_SP_FIELDS),
-	    kernel_src, expr);
+	    fek_nvrtc_philox_src, fek_nvrtc_expr_src, kernel_src, expr);
 	return src;
 }
 
@@ -1333,8 +1097,8 @@ fek_gpu_sample(const struct fek_gpu_sample_spec *spec,
 	    R.fused_shared, R.hbins, cells_shared,
 	    (long long)(cells_bytes / sizeof(double)), expr);
 	t1 = now_ms();
-	if (compile(src, prop.major, prop.minor, &img, &imglen,
-	    &st->cache_hit) < 0)
+	if (fek_nvrtc_compile(src, "sample", prop.major, prop.minor, &img,
+	    &imglen, &st->cache_hit) < 0)
 		goto fail;
 	st->compile_ms = now_ms() - t1;
 	t1 = now_ms();

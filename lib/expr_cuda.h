@@ -22,7 +22,7 @@
  * same text, at 256 points of the domain dom: any value that differs by
  * more than 1e-9 relative (or is finite in one and not the other) makes it
  * fail.  The expression uses the device helpers fek_powi, fek_step,
- * fek_delta and fek_nandelta, which kernels/sample.cu defines.
+ * fek_delta and fek_nandelta, which kernels/nvrtc.cu defines.
  *
  * Returns a malloc'd string, or NULL with fek_seterr: 64 for a formula
  * that does not parse, 70 when the check fails. */

@@ -61,6 +61,9 @@ int	fek_opt_long(const char *arg, long lo, long hi, const char *what,
 /* "lo:hi[:p]" -> lo < hi, periodic flag */
 int	fek_opt_range(const char *arg, const char *what, double *lo,
 	    double *hi, int *periodic);
+/* "first[:last]", each >= 1; last = first when one number is given */
+int	fek_opt_span(const char *arg, const char *what, long *first,
+	    long *last);
 char	*fek_cmdline(int argc, char **argv);
 
 /* units.c: Boltzmann constant and energy units (CODATA 2018). */
@@ -83,6 +86,9 @@ gsl_rng	*fek_rng_new(unsigned long long seed, unsigned long long stream);
  * of the GPU's Philox keys. */
 unsigned long long fek_splitmix64(unsigned long long x);
 void	fek_rng_free(gsl_rng *r);
+/* Stream `stream` of many small ones (GSL taus2, 24 bytes of state):
+ * streams 0 .. 2^32-1 of one seed start from distinct seeds. */
+gsl_rng	*fek_rng_stream(unsigned long long seed, unsigned long long stream);
 
 /* expr.c: user formulas through GNU libmatheval. */
 typedef struct fek_expr fek_expr;

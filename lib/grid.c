@@ -329,3 +329,33 @@ fek_energy_read(struct fek_reader *r, const struct fek_header *h,
 		    "kcal/mol or kJ/mol", v);
 	return 0;
 }
+
+/* Windows on a regular grid: count per axis, both ends included on open
+ * axes and on periodic ones alike (as the thesis's 19x19 ... 91x91). */
+struct fek_window *
+fek_windows_grid(const struct fek_grid *g, long count, double spring,
+    long *n)
+{
+	struct fek_window *w;
+	long long total = 1, i;
+	int d;
+
+	for (d = 0; d < g->ndim; d++)
+		total *= count;
+	w = fek_alloc((size_t)total, sizeof *w);
+	for (i = 0; i < total; i++) {
+		long long rem = i;
+
+		for (d = g->ndim - 1; d >= 0; d--) {
+			long k = (long)(rem % count);
+
+			rem /= count;
+			w[i].centre[d] = count == 1 ? 0.5 * (g->ax[d].lo +
+			    g->ax[d].hi) : g->ax[d].lo + (g->ax[d].hi -
+			    g->ax[d].lo) * k / (count - 1);
+			w[i].spring[d] = spring;
+		}
+	}
+	*n = (long)total;
+	return w;
+}

@@ -67,6 +67,10 @@ void	fek_window_write(struct fek_header *h, int ndim,
  * constants; '#' comments and blank lines skipped.  *out is malloc'd. */
 int	fek_windows_load(const char *path, int ndim, struct fek_window **out,
 	    long *n);
+/* count^ndim windows on a grid over g's domain: count per axis, both
+ * ends included (one window: the middle), all springs spring. */
+struct fek_window *fek_windows_grid(const struct fek_grid *g, long count,
+	    double spring, long *n);
 int	fek_temp_read(struct fek_reader *r, const struct fek_header *h,
 	    double *T);
 int	fek_energy_read(struct fek_reader *r, const struct fek_header *h,

@@ -17,6 +17,15 @@
 /* g >= 1 of the n values x[0], x[stride], ...; 1 for a constant series
  * or fewer than 4 values. */
 double	fek_ineff_series(const double *x, long n, long stride);
+/* The same for nser series of n values each (series k at x[k n stride +
+ * i stride]) of one process, from their pooled autocorrelation about the
+ * pooled mean. */
+double	fek_ineff_pooled(const double *x, long n, long nser, long stride);
+/* md-gpu's windows: nser replicas' series as fek_ineff_pooled; with
+ * L > 0 the values are angles of period L, taken as the minimum image
+ * about the window's centre c. */
+double	fek_inefficiency(const double *x, long long n, long long nser,
+	    int stride, double c, double L);
 /* The largest g over the axes of n points (n x ndim, row-major) on grid
  * g's axes; a periodic axis counts as the two series cos and sin of its
  * angle, so a wrap at the period is no jump. */

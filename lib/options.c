@@ -6,6 +6,7 @@
  * every bad option (GMT's n_errors habit).
  */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,6 +108,25 @@ fek_opt_range(const char *arg, const char *what, double *lo, double *hi,
 		return 1;
 	}
 	return 0;
+}
+
+/* "first" or "first:last", both >= 1 (windows, milestones, counted from
+ * 1); *last = first for one number. */
+int
+fek_opt_span(const char *arg, const char *what, long *first, long *last)
+{
+	char buf[64], *colon;
+
+	snprintf(buf, sizeof buf, "%s", arg);
+	if ((colon = strchr(buf, ':')) == NULL) {
+		if (fek_opt_long(buf, 1, LONG_MAX, what, first))
+			return 1;
+		*last = *first;
+		return 0;
+	}
+	*colon = '\0';
+	return fek_opt_long(buf, 1, LONG_MAX, what, first) +
+	    fek_opt_long(colon + 1, 1, LONG_MAX, what, last);
 }
 
 /* The command line as one string, for PROV lines.  Words with spaces or

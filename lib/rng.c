@@ -3,6 +3,8 @@
  * stream index), so a window's samples do not depend on which shard of a
  * GNU parallel fan-out produced them.  The 64-bit pair is mixed by
  * SplitMix64 (Steele, Lea, Flood 2014) into the generator's seed.
+ * fek_rng_stream gives many small streams (md-gpu's replicas): GSL's
+ * taus2, with distinct seeds for distinct stream numbers.
  */
 #include <gsl/gsl_rng.h>
 
@@ -37,4 +39,22 @@ void
 fek_rng_free(gsl_rng *r)
 {
 	gsl_rng_free(r);
+}
+
+gsl_rng *
+fek_rng_stream(unsigned long long seed, unsigned long long stream)
+{
+	gsl_rng *r;
+	unsigned long s;
+
+	r = gsl_rng_alloc(gsl_rng_taus2);
+	if (r == NULL)
+		fek_errx(FEK_EX_SOFTWARE, "cannot allocate a random number "
+		    "generator");
+	/* GSL seeds are 32-bit: hashing every stream number would make
+	 * two of a million streams equal with probability 1 - e^-116;
+	 * consecutive seeds from one hashed base are all distinct. */
+	s = (unsigned long)((fek_splitmix64(seed) + stream) & 0xffffffffUL);
+	gsl_rng_set(r, s ? s : 4357);
+	return r;
 }

@@ -50,35 +50,6 @@ usage(void)
 	exit(FEK_EX_USAGE);
 }
 
-/* Windows on a regular grid: count per axis, both ends included on open
- * axes and on periodic ones alike (as the thesis's 19x19 ... 91x91). */
-static struct fek_window *
-grid_windows(const struct fek_grid *g, long count, double spring, long *n)
-{
-	struct fek_window *w;
-	long long total = 1, i;
-	int d;
-
-	for (d = 0; d < g->ndim; d++)
-		total *= count;
-	w = fek_alloc((size_t)total, sizeof *w);
-	for (i = 0; i < total; i++) {
-		long long rem = i;
-
-		for (d = g->ndim - 1; d >= 0; d--) {
-			long k = (long)(rem % count);
-
-			rem /= count;
-			w[i].centre[d] = count == 1 ? 0.5 * (g->ax[d].lo +
-			    g->ax[d].hi) : g->ax[d].lo + (g->ax[d].hi -
-			    g->ax[d].lo) * k / (count - 1);
-			w[i].spring[d] = spring;
-		}
-	}
-	*n = (long)total;
-	return w;
-}
-
 /* The histogram grid: the domain with -b applied, as histogram(1) makes it
  * from a samples section's AXIS lines. */
 static void
@@ -307,25 +278,9 @@ main(int argc, char **argv)
 		case 'g':
 			nerr += fek_opt_long(optarg, 1, 100000, "-g", &gridn);
 			break;
-		case 'j': {
-			char jbuf[64], *colon;
-
-			snprintf(jbuf, sizeof jbuf, "%s", optarg);
-			colon = strchr(jbuf, ':');
-
-			if (colon == NULL) {
-				nerr += fek_opt_long(jbuf, 1, LONG_MAX, "-j",
-				    &first);
-				last = first;
-			} else {
-				*colon = '\0';
-				nerr += fek_opt_long(jbuf, 1, LONG_MAX, "-j",
-				    &first);
-				nerr += fek_opt_long(colon + 1, 1, LONG_MAX,
-				    "-j", &last);
-			}
+		case 'j':
+			nerr += fek_opt_span(optarg, "-j", &first, &last);
 			break;
-		}
 		case 'k':
 			nerr += fek_opt_double(optarg, 0, HUGE_VAL, "-k",
 			    &spring);
@@ -436,7 +391,7 @@ main(int argc, char **argv)
 		if (fek_windows_load(winfile, dom.ndim, &win, &nwin) < 0)
 			fek_die();
 	} else
-		win = grid_windows(&dom, gridn, spring, &nwin);
+		win = fek_windows_grid(&dom, gridn, spring, &nwin);
 	if (last < 0)
 		last = nwin;
 	if (first > nwin || last > nwin)

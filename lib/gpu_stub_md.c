@@ -1,0 +1,15 @@
+/*
+ * gpu_stub_md.c - md-gpu's GPU entry point (kernels/md.cuh) in a build
+ * without nvcc.  It is never reached there (fek_device_resolve reports no
+ * GPU first); if it is, it fails with exit code 69.
+ */
+#include "fek.h"
+#include "../kernels/md.cuh"
+
+int
+fek_gpu_md(const struct fek_md_job *job, const struct fek_md_sink *sink,
+    struct fek_gpu_md_stats *st)
+{
+	return fek_seterr(FEK_EX_UNAVAILABLE, "-d gpu: fek was built "
+	    "without CUDA (nvcc not found)");
+}
