@@ -24,6 +24,15 @@ fek_device_parse(const char *s, enum fek_device *d)
 	return 0;
 }
 
+int
+fek_opt_device(const char *arg, enum fek_device *d)
+{
+	if (fek_device_parse(arg, d) == 0)
+		return 0;
+	fek_warnx("-d: '%s' is not cpu, gpu or auto", arg);
+	return 1;
+}
+
 const char *
 fek_device_name(enum fek_device d)
 {

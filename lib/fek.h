@@ -104,6 +104,9 @@ void	fek_expr_free(fek_expr *e);
 /* device.c: -d cpu|gpu|auto and FEK_DEVICE. */
 enum fek_device { FEK_DEV_AUTO, FEK_DEV_CPU, FEK_DEV_GPU };
 int	fek_device_parse(const char *s, enum fek_device *d);
+/* The -d option: 0, or a warning "prog: -d: ..." and 1 (counted like
+ * fek_opt_*). */
+int	fek_opt_device(const char *arg, enum fek_device *d);
 /* Resolve a request (after FEK_DEVICE) to CPU or GPU.  gpu_possible says
  * whether the tool has a GPU path for this job.  -1 with code 69 when the
  * GPU was required but is not usable. */

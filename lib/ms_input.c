@@ -443,3 +443,34 @@ ms_input_free(struct ms_input *in)
 	ms_model_free(&in->m);
 	fek_hdr_free(&in->keys);
 }
+
+/* -f a,b,c: target milestones (checked against their number later). */
+int
+ms_parse_targets(const char *arg, long **t, long *nt)
+{
+	char buf[4096], *tok, *save, *end;
+
+	if (strlen(arg) >= sizeof buf) {
+		fek_warnx("-f: list too long");
+		return 1;
+	}
+	snprintf(buf, sizeof buf, "%s", arg);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",",
+	    &save)) {
+		long v = strtol(tok, &end, 10);
+
+		if (end == tok || *end != '\0' || v < 0 || v > 2147483646L) {
+			fek_warnx("-f: '%s' is not a milestone number", tok);
+			return 1;
+		}
+		*t = realloc(*t, (*nt + 1) * sizeof **t);
+		if (*t == NULL)
+			fek_errx(FEK_EX_SOFTWARE, "out of memory");
+		(*t)[(*nt)++] = v;
+	}
+	if (*nt == 0) {
+		fek_warnx("-f: no milestone given");
+		return 1;
+	}
+	return 0;
+}

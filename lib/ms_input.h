@@ -23,4 +23,8 @@ void	ms_input_free(struct ms_input *in);
 int	ms_key_milestones(struct fek_reader *r, const struct fek_header *h,
 	    long *n);
 
+/* -f a,b,c: target milestones into the malloc'd *t, *nt of them; 1 with
+ * a warning for a bad list (counted like fek_opt_*). */
+int	ms_parse_targets(const char *arg, long **t, long *nt);
+
 #endif

@@ -417,11 +417,7 @@ main(int argc, char **argv)
 				nerr += fek_binspec_parse(optarg, &bs[nb++]);
 			break;
 		case 'd':
-			if (fek_device_parse(optarg, &dev) < 0) {
-				fek_warnx("-d: '%s' is not cpu, gpu or auto",
-				    optarg);
-				nerr++;
-			}
+			nerr += fek_opt_device(optarg, &dev);
 			break;
 		case 'E':
 			nerr += fek_opt_unit(optarg, 0, "-E", &eunit);

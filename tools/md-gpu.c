@@ -333,11 +333,7 @@ main(int argc, char **argv)
 			    &diff);
 			break;
 		case 'd':
-			if (fek_device_parse(optarg, &dev) < 0) {
-				fek_warnx("-d: '%s' is not cpu, gpu or auto",
-				    optarg);
-				nerr++;
-			}
+			nerr += fek_opt_device(optarg, &dev);
 			break;
 		case 'E':
 			nerr += fek_opt_unit(optarg, 1, "-E", &eunit);

@@ -137,35 +137,6 @@ read_input(struct input *in, const char *path)
 	fek_reader_close(&r);
 }
 
-/* -f a,b,c: milestones (checked against n later). */
-static int
-parse_targets(const char *arg, long **t, long *nt)
-{
-	char buf[4096], *tok, *save, *end;
-
-	if (strlen(arg) >= sizeof buf)
-		return 1;
-	snprintf(buf, sizeof buf, "%s", arg);
-	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",",
-	    &save)) {
-		long v = strtol(tok, &end, 10);
-
-		if (end == tok || *end != '\0' || v < 0 || v > 2147483646L) {
-			fek_warnx("-f: '%s' is not a milestone number", tok);
-			return 1;
-		}
-		*t = realloc(*t, (*nt + 1) * sizeof **t);
-		if (*t == NULL)
-			fek_errx(FEK_EX_SOFTWARE, "out of memory");
-		(*t)[(*nt)++] = v;
-	}
-	if (*nt == 0) {
-		fek_warnx("-f: no milestone given");
-		return 1;
-	}
-	return 0;
-}
-
 static void
 set_keys(struct fek_header *h, const struct input *in, const char *targets,
     double invalid, double limited, int argc, char **argv)
@@ -204,7 +175,7 @@ main(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "f:qTv", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
-			nerr += parse_targets(optarg, &tg, &ntg);
+			nerr += ms_parse_targets(optarg, &tg, &ntg);
 			break;
 		case 'q':
 			fek_set_quiet(1);

@@ -67,35 +67,6 @@ parse_bc(const char *arg, struct ms_bc *bc, int *have_source)
 	return 0;
 }
 
-static int
-parse_targets(const char *arg, long **t, long *nt)
-{
-	char buf[4096], *tok, *save, *end;
-
-	if (strlen(arg) >= sizeof buf) {
-		fek_warnx("-f: list too long");
-		return 1;
-	}
-	snprintf(buf, sizeof buf, "%s", arg);
-	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",",
-	    &save)) {
-		long v = strtol(tok, &end, 10);
-
-		if (end == tok || *end != '\0' || v < 0 || v > 2147483646L) {
-			fek_warnx("-f: '%s' is not a milestone number", tok);
-			return 1;
-		}
-		*t = realloc(*t, (*nt + 1) * sizeof **t);
-		if (*t == NULL)
-			fek_errx(FEK_EX_SOFTWARE, "out of memory");
-		(*t)[(*nt)++] = v;
-	}
-	if (*nt == 0) {
-		fek_warnx("-f: no milestone given");
-		return 1;
-	}
-	return 0;
-}
 
 static void
 progress(long done, long total)
@@ -213,7 +184,7 @@ main(int argc, char **argv)
 			nerr += parse_bc(optarg, &rq.bc, &have_source);
 			break;
 		case 'f':
-			nerr += parse_targets(optarg, &tg, &ntg);
+			nerr += ms_parse_targets(optarg, &tg, &ntg);
 			break;
 		case 'q':
 			fek_set_quiet(1);

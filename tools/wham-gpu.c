@@ -674,11 +674,7 @@ main(int argc, char **argv)
 			seed_given = 1;
 			break;
 		case 'd':
-			if (fek_device_parse(optarg, &dev) < 0) {
-				fek_warnx("-d: '%s' is not cpu, gpu or auto",
-				    optarg);
-				nerr++;
-			}
+			nerr += fek_opt_device(optarg, &dev);
 			break;
 		case 'q':
 			fek_set_quiet(1);
