@@ -69,7 +69,18 @@ struct gpu {
 	double *hu, *hlnfn;
 	struct scal *hsc;
 	void *arena, *harena;	/* the device and pinned allocations */
+	/* FEK_WHAM_PROFILE=1: no graph; CUDA events between the steps of
+	 * each evaluation, summed and printed when the backend is freed */
+	int prof, nev;
+	cudaEvent_t ev[32];
+	const char *evname[32];
+	double ev_ms[32], eval_s;
+	long nprof;
 };
+
+#define MARK(g, name) do { if ((g)->prof && (g)->nev < 32) { \
+	cudaEventRecord((g)->ev[(g)->nev], (g)->st); \
+	(g)->evname[(g)->nev++] = (name); } } while (0)
 
 static int
 cuda_fail(cudaError_t rc, const char *what)
@@ -400,13 +411,19 @@ enqueue_eval(struct gpu *g)
 	cudaStream_t st = g->st;
 	double *den, *sw, *X;
 
+	g->nev = 0;
+	MARK(g, "start");
 	cudaMemcpyAsync(g->u, g->hu, f->H * sizeof(double),
 	    cudaMemcpyHostToDevice, st);
+	MARK(g, "u up");
 	k_weights<<<1, RT, 0, st>>>(dm, g->u, g->lnN, g->M, g->a, g->sc);
+	MARK(g, "k_weights");
 	if (f->tensor) {
 		k_scatter<<<blocks(f->H, NT), NT, 0, st>>>(dm, g->a, g->perm,
 		    g->sc, g->T0);
+		MARK(g, "k_scatter");
 		den = modes(g, g->T0, g->T1, 1);
+		MARK(g, "modes to bins");
 	} else {
 		X = g->s;	/* H doubles of scratch until Eq. 3.2 */
 		k_scatter<<<blocks(f->H, NT), NT, 0, st>>>(dm, g->a, g->perm,
@@ -417,14 +434,19 @@ enqueue_eval(struct gpu *g)
 	}
 	k_lnp<<<blocks(f->B, NT), NT, 0, st>>>(dm, den, g->lnB, g->lnN, g->u,
 	    g->lnc, g->lnp, g->sc);
+	MARK(g, "k_lnp");
 	k_normalise<<<1, RT, 0, st>>>(dm, g->lnp, g->cnt, f->ntot, g->sc);
+	MARK(g, "k_normalise");
 	if (f->tensor) {
 		double *Q = den == g->T0 ? g->T1 : g->T0;
 
 		k_q<<<blocks(f->B, NT), NT, 0, st>>>(dm, g->lnp, Q, g->sc);
+		MARK(g, "k_q");
 		sw = modes(g, Q, Q == g->T0 ? g->T1 : g->T0, 0);
+		MARK(g, "modes to windows");
 		k_lnfn<<<blocks(f->H, NT), NT, 0, st>>>(dm, sw, g->perm, g->M,
 		    g->lnp, g->lnc, g->lnfn, g->sc);
+		MARK(g, "k_lnfn");
 	} else {
 		k_q<<<blocks(f->B, NT), NT, 0, st>>>(dm, g->lnp, g->den,
 		    g->sc);
@@ -437,6 +459,7 @@ enqueue_eval(struct gpu *g)
 	    cudaMemcpyDeviceToHost, st);
 	cudaMemcpyAsync(g->hsc, g->sc, sizeof(struct scal),
 	    cudaMemcpyDeviceToHost, st);
+	MARK(g, "results down");
 }
 
 static long
@@ -445,6 +468,25 @@ gpu_eval(void *ctx, const double *u, double *lnfn, double *lnz, double *s)
 	struct gpu *g = (struct gpu *)ctx;
 	const struct wham_factors *f = g->f;
 
+	if (g->prof) {		/* timed step by step, no graph */
+		double t0 = fek_seconds();
+		int i;
+		float ms;
+
+		memcpy(g->hu, u, f->H * sizeof(double));
+		enqueue_eval(g);
+		CK(cudaStreamSynchronize(g->st));
+		g->eval_s += fek_seconds() - t0;
+		for (i = 1; i < g->nev; i++)
+			if (cudaEventElapsedTime(&ms, g->ev[i - 1], g->ev[i]) ==
+			    cudaSuccess)
+				g->ev_ms[i] += ms;
+		g->nprof++;
+		memcpy(lnfn, g->hlnfn, f->H * sizeof(double));
+		*lnz = g->hsc->lnz;
+		*s = g->hsc->s;
+		return (long)g->hsc->nexact;
+	}
 	if (g->graph == NULL) {
 		cudaGraph_t gr;
 
@@ -497,6 +539,23 @@ static void
 gpu_free(void *ctx)
 {
 	struct gpu *g = (struct gpu *)ctx;
+	if (g->prof && g->nprof > 0) {
+		double tot = 0;
+		int i;
+
+		fprintf(stderr, "wham-gpu: profile, mean over %ld evaluations "
+		    "(ms):", g->nprof);
+		for (i = 1; i < g->nev; i++) {
+			fprintf(stderr, " %s %.4f;", g->evname[i],
+			    g->ev_ms[i] / g->nprof);
+			tot += g->ev_ms[i] / g->nprof;
+		}
+		fprintf(stderr, " device total %.4f; host wall %.4f\n", tot,
+		    1e3 * g->eval_s / g->nprof);
+	}
+	if (g->prof)
+		for (int i = 0; i < 32; i++)
+			cudaEventDestroy(g->ev[i]);
 	if (g->arena != NULL)
 		cudaFree(g->arena);
 	if (g->graph != NULL)
@@ -561,6 +620,12 @@ setup(struct gpu *g)
 	for (i = 0; i < n; i++)
 		total += (c[i].bytes + 255) / 256 * 256;
 	rc = cudaStreamCreateWithFlags(&g->st, cudaStreamNonBlocking);
+	if (getenv("FEK_WHAM_PROFILE") != NULL &&
+	    strcmp(getenv("FEK_WHAM_PROFILE"), "1") == 0) {
+		g->prof = 1;
+		for (i = 0; i < 32 && rc == cudaSuccess; i++)
+			rc = cudaEventCreate(&g->ev[i]);
+	}
 	if (rc == cudaSuccess)
 		rc = cudaMalloc((void **)&g->arena, total);
 	if (rc == cudaSuccess)
