@@ -92,6 +92,19 @@ slab_take(struct input *in, long long npairs)
 	return sl->pairs + 2 * (sl->used - npairs);
 }
 
+/* A histogram row with a bin off the grid or a bad count: one message for
+ * both readers (the streamed and the whole-section one). */
+static void __attribute__((noreturn))
+bad_row(const char *name, long section, long long row, double b, double c,
+    long long nbins)
+{
+	if (!(b >= 0 && b < nbins && b == floor(b)))
+		fek_errx(FEK_EX_DATA, "%s: section %ld: row %lld: bin %.0f "
+		    "outside 0..%lld", name, section, row, b, nbins - 1);
+	fek_errx(FEK_EX_DATA, "%s: section %ld: row %lld: count %g is not a "
+	    "finite count >= 0", name, section, row, c);
+}
+
 /* Room for got more kept rows (-B only). */
 static void
 reserve(struct input *in, long got, long long declared)
@@ -117,7 +130,7 @@ add_histogram(struct input *in, struct fek_reader *r, struct fek_header *h)
 	struct fek_window win;
 	enum fek_unit eu;
 	static double rows[2 * CHUNK_ROWS];
-	static int32_t pairs[2 * CHUNK_ROWS];
+	int32_t extra[2];		/* a row past ROWS, if any */
 	double temp, n = 0, ineff = 1, tau;
 	long long k, row = 0;
 	long got;
@@ -189,8 +202,8 @@ add_histogram(struct input *in, struct fek_reader *r, struct fek_header *h)
 	in->pk_at[p->nwin] = NULL;
 	if (in->keep)
 		p->hist_start[p->nwin] = in->nnz;
-	/* the rows, a chunk at a time, straight into the problem's arrays;
-	 * i32 pairs (what histogram and sample-gen write) as they lie */
+	/* i32 pairs (what histogram and sample-gen write), whole sections as
+	 * they lie, for ingest_packed */
 	packed = __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ &&
 	    h->cols[0].type == FEK_I32 && h->cols[1].type == FEK_I32;
 	if (packed && !in->keep && h->rows >= 0) {	/* for ingest_packed */
@@ -201,7 +214,7 @@ add_histogram(struct input *in, struct fek_reader *r, struct fek_header *h)
 			if ((got = fek_read_packed(r, q + 2 * row, h->rows -
 			    row)) <= 0)
 				break;
-		if (got < 0 || (got = fek_read_packed(r, pairs, 1)) < 0)
+		if (got < 0 || (got = fek_read_packed(r, extra, 1)) < 0)
 			fek_die();
 		if (row != h->rows || got != 0)
 			fek_errx(FEK_EX_DATA, "%s: section %ld: rows differ "
@@ -214,28 +227,17 @@ add_histogram(struct input *in, struct fek_reader *r, struct fek_header *h)
 		p->nwin++;
 		return;
 	}
-	for (;;) {
-		got = packed ? fek_read_packed(r, pairs, CHUNK_ROWS) :
-		    fek_read_rows(r, rows, CHUNK_ROWS);
-		if (got <= 0)
-			break;
+	/* the others (and all with -B), a chunk at a time, summed as read */
+	while ((got = fek_read_rows(r, rows, CHUNK_ROWS)) > 0) {
 		reserve(in, got, h->rows);
 		for (k = 0; k < got; k++) {
-			long long b = packed ? pairs[2 * k] :
-			    (long long)rows[2 * k];
-			double c = packed ? pairs[2 * k + 1] : rows[2 * k + 1];
+			long long b = (long long)rows[2 * k];
+			double c = rows[2 * k + 1];
 
-			if (!packed && !(rows[2 * k] == (double)b))
-				b = -1;		/* not an integer */
-			if (b < 0 || b >= g.nbins)
-				fek_errx(FEK_EX_DATA, "%s: section %ld: row "
-				    "%lld: bin %.0f outside 0..%lld", r->name,
-				    r->section, row + k + 1, packed ? (double)b
-				    : rows[2 * k], g.nbins - 1);
-			if (!(c >= 0) || !isfinite(c))
-				fek_errx(FEK_EX_DATA, "%s: section %ld: row "
-				    "%lld: count %g is not a finite count >= "
-				    "0", r->name, r->section, row + k + 1, c);
+			if (!(rows[2 * k] == (double)b) || b < 0 ||
+			    b >= g.nbins || !(c >= 0) || !isfinite(c))
+				bad_row(r->name, r->section, row + k + 1,
+				    rows[2 * k], c, g.nbins);
 			if (in->keep) {
 				p->hist_bin[in->nnz] = b;
 				p->hist_count[in->nnz] = c;
@@ -416,14 +418,8 @@ ingest_packed(struct input *in)
 		if (bad[bad_h] < 0)
 			fek_errx(FEK_EX_DATA, "%s: section %ld: window has no "
 			    "samples", in->sname[bad_h], in->section[bad_h]);
-		if (q[0] < 0 || q[0] >= B)
-			fek_errx(FEK_EX_DATA, "%s: section %ld: row %lld: bin "
-			    "%d outside 0..%lld", in->sname[bad_h],
-			    in->section[bad_h], bad[bad_h] + 1, (int)q[0],
-			    B - 1);
-		fek_errx(FEK_EX_DATA, "%s: section %ld: row %lld: count %d "
-		    "is not a finite count >= 0", in->sname[bad_h],
-		    in->section[bad_h], bad[bad_h] + 1, (int)q[1]);
+		bad_row(in->sname[bad_h], in->section[bad_h], bad[bad_h] + 1,
+		    q[0], q[1], B);
 	}
 	/* bins no summed window owns get their first packed window */
 	for (b = 0; b < B; b++)
