@@ -55,11 +55,7 @@ sample-gen -p "$P2" -r -180:180:p -r -180:180:p -w g2.win -n 1000 -s "$SEED" -T 
 bias-build < g2.hist > g2.fek
 cmp_devices grid2d g2.fek --solver lbfgs
 # the same data, one window split in two half-count sections: not a grid
-# (half counts need a float column: histogram writes integer counts as i32)
-awk '/^#FEK/ { s++ } s == 1 && /^#COL count/ { $3 = "f64" }
-    s == 1 && !/^#/ { $2 = $2 / 2 } { print }' g2.hist > g2a.hist
-awk '/^#FEK/ { s++ } s == 1 && /^#COL count/ { $3 = "f64" }
-    s == 1 && !/^#/ { $2 = $2 / 2 } s == 1 { print }' g2.hist > g2b.hist
+split_first_window g2.hist g2a.hist g2b.hist
 cat g2a.hist g2b.hist | bias-build > gen2.fek
 cmp_devices general2d gen2.fek --solver lbfgs
 ok general2d-path grep -q 'general windows' general2d-gpu.err

@@ -240,3 +240,14 @@ t_usage() {
 		pass "$name"
 	fi
 }
+
+# split_first_window IN A B: the text histogram stream IN with its first
+# window's counts halved into A, and that halved section alone into B, so
+# A then B is the same problem with windows no longer on a grid.  (Half
+# counts need a float column: histogram writes integer counts as i32.)
+split_first_window() {
+	awk '/^#FEK/ { s++ } s == 1 && /^#COL count/ { $3 = "f64" }
+	    s == 1 && !/^#/ { $2 = $2 / 2 } { print }' "$1" > "$2"
+	awk '/^#FEK/ { s++ } s == 1 && /^#COL count/ { $3 = "f64" }
+	    s == 1 && !/^#/ { $2 = $2 / 2 } s == 1 { print }' "$1" > "$3"
+}

@@ -262,11 +262,7 @@ awk 'BEGIN { for (i = 0; i < 6; i++) for (j = 0; j < 5; j++)
     printf "%g %g 0.002 0.003\n", -180 + 60 * i, -180 + 72 * j }' > g2.win
 sample-gen -p "$P2" -r -180:180:p -r -180:180:p -w g2.win -n 400 -s 5 -T |
     histogram -T -b 30 -b 24 > g2.hist
-# (half counts need a float column: histogram writes integer counts as i32)
-awk '/^#FEK/ { s++ } s == 1 && /^#COL count/ { $3 = "f64" }
-    s == 1 && !/^#/ { $2 = $2 / 2 } { print }' g2.hist > g2a.hist
-awk '/^#FEK/ { s++ } s == 1 && /^#COL count/ { $3 = "f64" }
-    s == 1 && !/^#/ { $2 = $2 / 2 } s == 1 { print }' g2.hist > g2b.hist
+split_first_window g2.hist g2a.hist g2b.hist
 cat g2a.hist g2b.hist > g2split.hist
 bias-build -c < g2.hist | wham-gpu -v -T --solver lbfgs --tol 1e-11 > g2.out 2> g2.err
 bias-build -c < g2split.hist | wham-gpu -v -T --solver lbfgs --tol 1e-11 > g2s.out 2> g2s.err
