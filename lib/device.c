@@ -40,16 +40,26 @@ fek_device_name(enum fek_device d)
 }
 
 int
+fek_device_request(enum fek_device req, enum fek_device *out)
+{
+	const char *env;
+
+	*out = req;
+	if (req == FEK_DEV_AUTO && (env = getenv("FEK_DEVICE")) != NULL &&
+	    env[0] != '\0' && fek_device_parse(env, out) < 0)
+		return fek_seterr(FEK_EX_USAGE, "FEK_DEVICE: '%s' is not "
+		    "cpu, gpu or auto", env);
+	return 0;
+}
+
+int
 fek_device_resolve(enum fek_device req, int gpu_possible,
     enum fek_device *out)
 {
-	const char *env;
 	char why[256];
 
-	if (req == FEK_DEV_AUTO && (env = getenv("FEK_DEVICE")) != NULL &&
-	    env[0] != '\0' && fek_device_parse(env, &req) < 0)
-		return fek_seterr(FEK_EX_USAGE, "FEK_DEVICE: '%s' is not "
-		    "cpu, gpu or auto", env);
+	if (fek_device_request(req, &req) < 0)
+		return -1;
 	if (req == FEK_DEV_CPU) {
 		*out = FEK_DEV_CPU;
 		return 0;

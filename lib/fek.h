@@ -43,6 +43,8 @@ void	fek_warnx(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void	fek_set_quiet(int quiet);
 /* Seconds on the monotonic clock (differences only). */
 double	fek_seconds(void);
+/* FEK_TRACE=1: the moment of WHAT on stderr (lib/clock.c). */
+void	fek_trace(const char *what);
 void	fek_version_exit(void) __attribute__((noreturn));
 void	fek_fshut(FILE *fp, const char *name);
 void	*fek_alloc(size_t nmemb, size_t size);
@@ -110,6 +112,8 @@ int	fek_opt_device(const char *arg, enum fek_device *d);
 /* Resolve a request (after FEK_DEVICE) to CPU or GPU.  gpu_possible says
  * whether the tool has a GPU path for this job.  -1 with code 69 when the
  * GPU was required but is not usable. */
+/* -d as given, with FEK_DEVICE applied to auto; nothing probed. */
+int	fek_device_request(enum fek_device req, enum fek_device *out);
 int	fek_device_resolve(enum fek_device req, int gpu_possible,
 	    enum fek_device *out);
 const char *fek_device_name(enum fek_device d);
