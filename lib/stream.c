@@ -1058,20 +1058,81 @@ flush_chunk(struct fek_writer *w)
 	return 0;
 }
 
-/* Shortest of %.15g, %.17g that reads back exactly. */
+/* v as text into buf (at least 32 bytes): the shortest of %.15g, %.17g
+ * that reads back exactly; the length. */
+static int
+fmt_double(char *buf, size_t size, double v)
+{
+	if (isinf(v))
+		return snprintf(buf, size, "%s", v > 0 ? "inf" : "-inf");
+	snprintf(buf, size, "%.15g", v);
+	if (strtod(buf, NULL) != v)
+		snprintf(buf, size, "%.17g", v);
+	return (int)strlen(buf);
+}
+
 void
 fek_put_double(FILE *fp, double v)
 {
 	char buf[40];
 
-	if (isinf(v)) {
-		fputs(v > 0 ? "inf" : "-inf", fp);
-		return;
-	}
-	snprintf(buf, sizeof buf, "%.15g", v);
-	if (strtod(buf, NULL) != v)
-		snprintf(buf, sizeof buf, "%.17g", v);
+	fmt_double(buf, sizeof buf, v);
 	fputs(buf, fp);
+}
+
+#define TEXT_CELL 40	/* bytes a cell's text and its blank may take */
+
+/* One row of the text twin into buf (ncols * TEXT_CELL + 2 bytes), with
+ * its newline; the length. */
+static size_t
+fmt_row(const struct fek_writer *w, const double *row, char *buf)
+{
+	size_t k = 0;
+	int c;
+
+	for (c = 0; c < w->ncols; c++) {
+		if (c)
+			buf[k++] = ' ';
+		if (w->types[c] == FEK_I64 || w->types[c] == FEK_I32)
+			k += snprintf(buf + k, TEXT_CELL, "%.0f", row[c]);
+		else if (w->types[c] == FEK_F32)
+			k += snprintf(buf + k, TEXT_CELL, "%.9g",
+			    (double)(float)row[c]);
+		else
+			k += fmt_double(buf + k, TEXT_CELL, row[c]);
+	}
+	buf[k++] = '\n';
+	return k;
+}
+
+/* n text rows: formatted in parallel a block at a time (printing
+ * doubles exactly is the cost of the text twin), written in order. */
+static int
+text_rows(struct fek_writer *w, const double *rows, long n)
+{
+	enum { BLOCK = 4096 };
+	size_t slot = (size_t)w->ncols * TEXT_CELL + 2, *len;
+	char *buf;
+	long i0, i;
+
+	buf = fek_alloc((size_t)(n < BLOCK ? n : BLOCK), slot);
+	len = fek_alloc((size_t)(n < BLOCK ? n : BLOCK), sizeof *len);
+	for (i0 = 0; i0 < n; i0 += BLOCK) {
+		long m = n - i0 < BLOCK ? n - i0 : BLOCK;
+
+#pragma omp parallel for schedule(static) if (m * w->ncols >= 512)
+		for (i = 0; i < m; i++)
+			len[i] = fmt_row(w, rows + (i0 + i) * w->ncols,
+			    buf + i * slot);
+		for (i = 0; i < m; i++)
+			if (fwrite(buf + i * slot, 1, len[i], w->fp) != len[i])
+				break;
+		if (i < m)
+			break;
+	}
+	free(buf);
+	free(len);
+	return ferror(w->fp) ? werr(w) : 0;
 }
 
 int
@@ -1087,28 +1148,15 @@ fek_write_rows(struct fek_writer *w, const double *rows, long n)
 	if (w->rows >= 0 && w->written + n > w->rows)
 		return fek_seterr(FEK_EX_SOFTWARE, "more rows than declared "
 		    "(%lld)", w->rows);
+	if (w->text) {
+		if (text_rows(w, rows, n) < 0)
+			return -1;
+		w->written += n;
+		return 0;
+	}
 	for (i = 0; i < n; i++) {
 		const double *row = rows + i * w->ncols;
 
-		if (w->text) {
-			for (c = 0; c < w->ncols; c++) {
-				if (c)
-					putc(' ', w->fp);
-				if (w->types[c] == FEK_I64 ||
-				    w->types[c] == FEK_I32)
-					fprintf(w->fp, "%.0f", row[c]);
-				else if (w->types[c] == FEK_F32) {
-					char b[32];
-
-					snprintf(b, sizeof b, "%.9g",
-					    (double)(float)row[c]);
-					fputs(b, w->fp);
-				} else
-					fek_put_double(w->fp, row[c]);
-			}
-			putc('\n', w->fp);
-			continue;
-		}
 		dst = w->block + (size_t)w->block_rows * w->rowsize;
 		for (c = 0, off = 0; c < w->ncols; c++) {
 			cell_to_bytes(dst + off, w->types[c], row[c]);

@@ -74,11 +74,12 @@ main(int argc, char **argv)
 	double temp, *rows, *lnp, *sd = NULL, *marg, *F, *sdF = NULL, *row, kT;
 	double z[FEK_MAXDIM];
 	long long nb, b, zb = -1;
-	long idx[FEK_MAXDIM];
+	long idx[FEK_MAXDIM], run;
 	int c, nerr = 0, binary = 0, keep[FEK_MAXDIM], nkeep, d, k, rc;
-	int clnp = 0, csd = -1, ncol;
+	int clnp = 0, csd = -1, ncol, nc;
 
 	fek_setprogname(argv[0]);
+	fek_trace("start");
 	while ((c = getopt_long(argc, argv, "Bm:qTu:z:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'B':
@@ -238,21 +239,29 @@ main(int argc, char **argv)
 	fek_writer_init(&w, stdout, !binary);
 	if (fek_begin_section(&w, &out) < 0)
 		fek_die();
-	row = fek_alloc(og.ndim + 2, sizeof(double));
+	/* a run of the last axis at a time, a blank line between runs */
+	run = og.ax[og.ndim - 1].nbins;
+	nc = og.ndim + 1 + (sdF != NULL);
+	row = fek_alloc((size_t)run * nc, sizeof(double));
 	for (b = 0; b < og.nbins; b++) {
+		double *r = row + (b % run) * nc;
+
 		fek_grid_unflatten(&og, b, idx);
-		if (og.ndim > 1 && b > 0 && idx[og.ndim - 1] == 0)
-			fek_write_blank(&w);
 		for (k = 0; k < og.ndim; k++)
-			row[k] = fek_grid_centre(&og, k, idx[k]);
-		row[og.ndim] = F[b];
+			r[k] = fek_grid_centre(&og, k, idx[k]);
+		r[og.ndim] = F[b];
 		if (sdF)
-			row[og.ndim + 1] = sdF[b];
-		if (fek_write_rows(&w, row, 1) < 0)
-			fek_die();
+			r[og.ndim + 1] = sdF[b];
+		if ((b + 1) % run == 0) {
+			if (og.ndim > 1 && b + 1 > run)
+				fek_write_blank(&w);
+			if (fek_write_rows(&w, row, run) < 0)
+				fek_die();
+		}
 	}
 	if (fek_end_section(&w) < 0)
 		fek_die();
+	fek_trace("output closed");
 	fek_fshut(stdout, "stdout");
 	fek_hdr_free(&h);
 	fek_hdr_free(&out);
