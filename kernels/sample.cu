@@ -681,6 +681,10 @@ struct run {
 	struct fek_gpu_binner *binner;
 	long cur_b0;			/* first slot of the batch in the
 					   sort-binned sink */
+	int pooled;			/* -P: pool_pairs instead of output */
+	unsigned long long *d_pooled;	/* hbins: summed counts */
+	int *d_rep, *d_parent;		/* a window per bin; union-find */
+	double *d_msum;			/* nw * D: sum count * (x - c) */
 };
 
 /* Launch the sampler on the slots list[0..n-1]. */
@@ -919,6 +923,154 @@ gather_pairs(const uint2 *src, uint2 *dst, const unsigned long long *woff,
 		for (unsigned int i = threadIdx.x; i < n; i += blockDim.x)
 			t[i] = f[i];
 	}
+}
+
+/* sample-gen -P: the grid of the fused histograms, for pool_pairs. */
+struct pool_grid {
+	int D;
+	long long n[FEK_MAXDIM];
+	double lo[FEK_MAXDIM], w[FEK_MAXDIM], L[FEK_MAXDIM];	/* L: the
+							   period, or 0 */
+};
+
+/* Union-find over windows whose roots are their lowest members: a root
+ * is only ever hooked under a lower root, so every parent is below its
+ * child and path halving (a benign race) only shortcuts to ancestors. */
+__device__ static int
+uf_root(volatile int *parent, int x)
+{
+	int p, g;
+
+	while ((p = parent[x]) != x) {
+		g = parent[p];
+		if (g != p)
+			parent[x] = g;
+		x = g;
+	}
+	return x;
+}
+
+__device__ static void
+uf_unite(int *parent, int a, int b)
+{
+	for (;;) {
+		a = uf_root(parent, a);
+		b = uf_root(parent, b);
+		if (a == b)
+			return;
+		if (a > b) {
+			int t = a;
+
+			a = b;
+			b = t;
+		}
+		if (atomicCAS(&parent[b], b, a) == b)
+			return;
+	}
+}
+
+/* The windows b0 .. b0+nwin-1 of a batch, a block each: their (bin,
+ * count) pairs added into count (lib/pool.c's fek_pool_add on the
+ * device), sum count * (x_d - c_d) per axis into msum (the minimum image
+ * of lib/grid.c's fek_axis_delta), and the windows that share a bin
+ * joined: rep[b] is the first window seen in bin b. */
+__global__ static void
+pool_pairs(const uint2 *pairs, const unsigned long long *woff,
+    const unsigned int *wnnz, long b0, long nwin, unsigned long long *count,
+    int *rep, int *parent, double *msum, const double *centre,
+    struct pool_grid g)
+{
+	__shared__ double s_m[FEK_MAXDIM];
+
+	for (long w = blockIdx.x; w < nwin; w += gridDim.x) {
+		const int h = (int)(b0 + w);
+		const uint2 *f = pairs + woff[h];
+		const double *c = centre + (long long)h * g.D;
+		const unsigned int n = wnnz[h];
+		double m[FEK_MAXDIM];
+		int last = -1;
+
+		if (threadIdx.x < g.D)
+			s_m[threadIdx.x] = 0;
+		for (int d = 0; d < g.D; d++)
+			m[d] = 0;
+		__syncthreads();
+		for (unsigned int i = threadIdx.x; i < n; i += blockDim.x) {
+			const uint2 pr = f[i];
+			unsigned long long rest = pr.x;
+			int r;
+
+			if (pr.y == 0)
+				continue;
+			atomicAdd(&count[pr.x], (unsigned long long)pr.y);
+			for (int d = g.D - 1; d >= 0; d--) {
+				const long long id = (long long)(rest % g.n[d]);
+				double dx = g.lo[d] + (id + 0.5) * g.w[d] -
+				    c[d];
+
+				rest /= g.n[d];
+				if (g.L[d] > 0)
+					dx -= g.L[d] * nearbyint(dx / g.L[d]);
+				m[d] += pr.y * dx;
+			}
+			r = ((volatile int *)rep)[pr.x];
+			if (r < 0 && (r = atomicCAS(&rep[pr.x], -1, h)) < 0)
+				continue;
+			if (r != h && r != last) {
+				uf_unite(parent, h, r);
+				last = r;
+			}
+		}
+		for (int d = 0; d < g.D; d++)
+			atomicAdd(&s_m[d], m[d]);
+		__syncthreads();
+		if (threadIdx.x < g.D)
+			msum[(long long)h * g.D + threadIdx.x] =
+			    s_m[threadIdx.x];
+		__syncthreads();
+	}
+}
+
+/* The pooled sums to the host and the sink, after the last batch. */
+static int
+pool_finish(struct run *R)
+{
+	const long long B = R->hbins;
+	const long nw = R->nw;
+	unsigned long long *count = (unsigned long long *)fek_alloc(B, 8);
+	double *msum = (double *)fek_alloc(nw * R->D, sizeof(double));
+	double *total = (double *)fek_alloc(nw, sizeof(double));
+	double *dropped = (double *)fek_alloc(nw, sizeof(double));
+	int *parent = (int *)fek_alloc(nw, sizeof(int));
+	long *group = (long *)fek_alloc(nw, sizeof(long));
+	int rc = -1;
+
+	if (cudaMemcpy(count, R->d_pooled, B * 8, cudaMemcpyDeviceToHost) !=
+	    cudaSuccess || cudaMemcpy(msum, R->d_msum, nw * R->D *
+	    sizeof(double), cudaMemcpyDeviceToHost) != cudaSuccess ||
+	    cudaMemcpy(parent, R->d_parent, nw * sizeof(int),
+	    cudaMemcpyDeviceToHost) != cudaSuccess) {
+		fek_cuda_fail(cudaGetLastError(), "pooled sums");
+		goto out;
+	}
+	for (long w = 0; w < nw; w++) {
+		long x = w;
+
+		while (parent[x] != x)
+			x = parent[x];
+		group[w] = x;
+		dropped[w] = (double)R->hwdrop[w];
+		total[w] = (double)(R->spec->nsamp - (long long)R->hwdrop[w]);
+	}
+	rc = R->sink->pooled(R->sink->ctx, count, msum, total, dropped, group);
+out:
+	free(count);
+	free(msum);
+	free(total);
+	free(dropped);
+	free(parent);
+	free(group);
+	return rc;
 }
 
 /* One window's bytes, arrived on the host. */
@@ -1221,7 +1373,8 @@ fek_gpu_sample(const struct fek_gpu_sample_spec *spec,
 	}
 	if (R.fused_shared) {
 		CK(cudaMalloc((void **)&R.d_pairs, (size_t)B * perwin));
-		CK(cudaMalloc((void **)&R.d_ord, (size_t)B * perwin));
+		if (sink->pooled == NULL)
+			CK(cudaMalloc((void **)&R.d_ord, (size_t)B * perwin));
 		CK(cudaMalloc((void **)&R.d_ooff, (size_t)B * 8));
 		CK(cudaMalloc((void **)&R.d_npairs, sizeof(long long)));
 		CK(cudaMalloc((void **)&R.d_woff, R.nw * 8));
@@ -1230,6 +1383,27 @@ fek_gpu_sample(const struct fek_gpu_sample_spec *spec,
 		R.hwoff = (unsigned long long *)fek_alloc(R.nw, 8);
 		R.hwnnz = (unsigned int *)fek_alloc(R.nw, 4);
 		R.hwdrop = (unsigned long long *)fek_alloc(R.nw, 8);
+		if (sink->pooled != NULL) {
+			int *ident = (int *)fek_alloc(R.nw, sizeof(int));
+
+			R.pooled = 1;
+			CK(cudaMalloc((void **)&R.d_pooled, R.hbins * 8));
+			CK(cudaMalloc((void **)&R.d_rep, R.hbins * 4));
+			CK(cudaMalloc((void **)&R.d_parent, R.nw * 4));
+			CK(cudaMalloc((void **)&R.d_msum, R.nw * R.D * 8));
+			CK(cudaMemset(R.d_pooled, 0, R.hbins * 8));
+			CK(cudaMemset(R.d_rep, 0xff, R.hbins * 4));
+			for (long w = 0; w < R.nw; w++)
+				ident[w] = (int)w;
+			rc = cudaMemcpy(R.d_parent, ident, R.nw * 4,
+			    cudaMemcpyHostToDevice) == cudaSuccess ? 0 : -1;
+			free(ident);
+			if (rc < 0) {
+				fek_cuda_fail(cudaGetLastError(), "cudaMemcpy");
+				goto fail;
+			}
+			rc = -1;
+		}
 	} else {
 		CK(cudaMalloc((void **)&R.d_out, (size_t)B * perwin));
 		if (!R.fused && B < R.nw)
@@ -1297,7 +1471,27 @@ fek_gpu_sample(const struct fek_gpu_sample_spec *spec,
 				bsize[w - b0] = 8ULL * R.hwnnz[w];
 				run += R.hwnnz[w];
 			}
-			if (bad > b0) {
+			if (R.pooled && bad > b0) {
+				struct pool_grid pg;
+				const struct fek_grid *hg = spec->bins;
+
+				memset(&pg, 0, sizeof pg);
+				pg.D = hg->ndim;
+				for (int d = 0; d < pg.D; d++) {
+					pg.n[d] = hg->ax[d].nbins;
+					pg.lo[d] = hg->ax[d].lo;
+					pg.w[d] = fek_grid_width(hg, d);
+					pg.L[d] = hg->ax[d].periodic ?
+					    hg->ax[d].hi - hg->ax[d].lo : 0;
+				}
+				pool_pairs<<<(unsigned)(bad - b0 < 65536 ?
+				    bad - b0 : 65536), 256>>>((const uint2 *)
+				    R.d_pairs, R.d_woff, R.d_wnnz, b0, bad - b0,
+				    R.d_pooled, R.d_rep, R.d_parent, R.d_msum,
+				    R.d_centre, pg);
+				if (fek_cuda_launched("pool_pairs") < 0)
+					goto fail;
+			} else if (bad > b0) {
 				CK(cudaMemcpy(R.d_ooff, boff, (bad - b0) * 8,
 				    cudaMemcpyHostToDevice));
 				gather_pairs<<<(unsigned)(bad - b0 < 4096 ?
@@ -1309,7 +1503,7 @@ fek_gpu_sample(const struct fek_gpu_sample_spec *spec,
 			}
 			for (long w = b0; w < bad; w++)
 				boff[w - b0] *= 8;
-			dbase = (const char *)R.d_ord;
+			dbase = R.pooled ? NULL : (const char *)R.d_ord;
 		} else if (!R.fused) {
 			for (long w = b0; w < bad; w++) {
 				boff[w - b0] = (unsigned long long)(w - b0) *
@@ -1363,6 +1557,13 @@ fek_gpu_sample(const struct fek_gpu_sample_spec *spec,
 		b0 = nb0;
 		b1 = nb1;
 	}
+	if (R.pooled) {
+		double tp = now_ms();
+
+		if (pool_finish(&R) < 0)
+			goto fail;
+		st->copy_ms += now_ms() - tp;
+	}
 	rc = 0;
 fail:
 	if (R.cs) {
@@ -1406,6 +1607,10 @@ fail:
 	cudaFree(R.d_woff);
 	cudaFree(R.d_wnnz);
 	cudaFree(R.d_wdrop);
+	cudaFree(R.d_pooled);
+	cudaFree(R.d_rep);
+	cudaFree(R.d_parent);
+	cudaFree(R.d_msum);
 	fek_gpu_binner_free(R.binner);
 	if (lib != NULL)
 		cudaLibraryUnload(lib);

@@ -50,6 +50,17 @@ struct fek_gpu_sample_sink {
 	 * conversion to doubles on the way out). */
 	int (*hist_pairs)(void *ctx, long window, const unsigned int *pairs,
 	    long long nnz, double total, double dropped, double proposals);
+	/* Optional: the fused histograms pooled on the device instead of
+	 * handed over window by window (sample-gen -P), once, at the end:
+	 * count[b] summed over the windows; per window (first..last, from
+	 * 0) msum[w * D + d] = sum of count * (x_d - c_d) (minimum image),
+	 * the samples counted and dropped, and group[w], the lowest window
+	 * it shares a sampled bin with, directly or through others.  Used
+	 * where the binning is in shared memory; elsewhere the windows go
+	 * to hist or hist_pairs. */
+	int (*pooled)(void *ctx, const unsigned long long *count,
+	    const double *msum, const double *total, const double *dropped,
+	    const long *group);
 };
 
 /* Diagnostics of a run, for -v and benchmarks. */

@@ -42,6 +42,7 @@
 #include <gsl/gsl_randist.h>
 
 #include "wham_backend.h"
+#include "../kernels/device.cuh"
 
 #define LBFGS_MEMORY 12
 #define NEWTON_MAXWIN 2000
@@ -56,6 +57,8 @@ struct solver {
 	long H;
 	double *w;		/* H_h / N */
 	long sweeps, nexact;
+	int gpu;		/* the backend is the GPU's */
+	double cpu_est_s;	/* -1 (auto): the CPU time expected */
 };
 
 /* The point u, its lnfn, gradient, objective and largest residual. */
@@ -425,18 +428,58 @@ choose(const struct wham_problem *p, const struct wham_options *o)
 	return WHAM_LBFGS;
 }
 
+/* -d auto: the CPU time of the solve (or of ntrial bootstrap solves),
+ * from the multiply-adds of a sweep (the mode products of the factorised
+ * bias, or H x B) and of a Newton step's Hessian, at a throughput
+ * measured on the thesis's 91^2 x 180^2 case (8.9 M multiply-adds and
+ * 40 k exponentials a sweep in 1.2 ms on 2 cores, 2.2 ms on 16: more
+ * threads do not help; bench/RESULTS.md). */
+#define CPU_MADD_S 4e9
+#define CPU_EXP_COST 20		/* multiply-adds an exp or log costs */
+
+static double
+cpu_estimate(const struct solver *s, enum wham_solver which, long ntrial)
+{
+	const struct wham_factors *f = &s->f;
+	double madd = 0, part, sweeps;
+	int d, e;
+
+	if (f->tensor)
+		for (d = 0; d < f->D; d++) {	/* both directions */
+			for (part = 2.0 * f->nw[d] * f->nb[d], e = 0; e < f->D;
+			    e++)
+				if (e != d)
+					part *= e < d ? f->nb[e] : f->nw[e];
+			madd += part;
+		}
+	else
+		madd = 2.0 * f->H * (double)f->B;
+	madd += CPU_EXP_COST * ((double)f->B + f->H);
+	sweeps = which == WHAM_NEWTON ? 8 : which == WHAM_LBFGS ? 25 : 500;
+	if (which == WHAM_NEWTON)
+		madd += (double)f->H * f->H * sampled_bins(s->p);
+	return (ntrial > 1 ? ntrial : 1) * sweeps * madd / CPU_MADD_S;
+}
+
 static int
 solver_open(struct solver *s, const struct wham_problem *p,
-    const struct wham_options *o)
+    const struct wham_options *o, long ntrial)
 {
 	long h;
+	char why[256];
 
 	memset(s, 0, sizeof *s);
 	s->p = p;
 	s->o = o;
 	s->H = p->nwin;
 	wham_factors_init(p, &s->f);
-	if ((o->gpu ? wham_gpu_backend(p, &s->f, &s->be) :
+	s->gpu = o->gpu > 0;
+	if (o->gpu < 0) {
+		s->cpu_est_s = cpu_estimate(s, choose(p, o), ntrial);
+		s->gpu = s->cpu_est_s > WHAM_AUTO_GPU_ABOVE_S &&
+		    fek_gpu_probe(why, sizeof why) > 0;
+	}
+	if ((s->gpu ? wham_gpu_backend(p, &s->f, &s->be) :
 	    wham_cpu_backend(p, &s->f, &s->be)) < 0) {
 		wham_factors_free(&s->f);
 		return -1;
@@ -481,9 +524,11 @@ wham_solve(const struct wham_problem *p, const struct wham_options *o,
 
 	memset(res, 0, sizeof *res);
 	res->setup_s = fek_seconds();
-	if (solver_open(&s, p, o) < 0)
+	if (solver_open(&s, p, o, 1) < 0)
 		return -1;
 	res->setup_s = fek_seconds() - res->setup_s;
+	res->gpu = s.gpu;
+	res->cpu_est_s = s.cpu_est_s;
 	res->solver = choose(p, o);
 	res->tensor = s.f.tensor;
 	point_init(&x, s.H);	/* f_h = 1 to start */
@@ -543,7 +588,7 @@ wham_bootstrap(const struct wham_problem *p, const struct wham_options *o,
 	/* the problem's counts to start; the backend reads q's */
 	memcpy(q.counts, p->counts, (size_t)B * sizeof(double));
 	memcpy(q.n, p->n, p->nwin * sizeof(double));
-	if (solver_open(&s, &q, o) < 0) {
+	if (solver_open(&s, &q, o, ntrial) < 0) {
 		free(q.counts);
 		free(q.n);
 		free(q.hist_count);
@@ -781,6 +826,30 @@ wham_overlap_check(struct wham_overlap *ov, const struct wham_problem *p)
 	    "between them or soften the springs)", c0, other + 1, c1);
 }
 
+long
+wham_overlap_groups(struct wham_overlap *ov, long nwin, long *group)
+{
+	long h, r, n = 0, *first = fek_alloc((size_t)(nwin ? nwin : 1),
+	    sizeof(long));
+
+	for (h = 0; h < nwin; h++)
+		first[h] = -1;
+	for (h = 0; h < nwin; h++) {
+		r = h < ov->nwin ? uf_find(ov->parent, h) : h;
+		if (first[r] < 0) {
+			first[r] = h;
+			n++;
+		}
+		group[h] = first[r];
+	}
+	free(first);
+	free(ov->parent);
+	free(ov->joined);
+	free(ov->owner);
+	memset(ov, 0, sizeof *ov);
+	return n;
+}
+
 int
 wham_check_overlap(const struct wham_problem *p)
 {
@@ -817,4 +886,5 @@ wham_problem_free(struct wham_problem *p)
 	free(p->hist_count);
 	free(p->lnc);
 	free(p->ineff);
+	free(p->mean);
 }

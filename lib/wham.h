@@ -21,6 +21,8 @@ struct wham_problem {
 	struct fek_window *win;	/* nwin, for the output only */
 	double *n;		/* nwin: samples in range, H_h (Eq. 3.4) */
 	double *counts;		/* nbins: B_b = sum_h n_hb (Eq. 3.3) */
+	double *mean;		/* nwin * ndim: each window's mean position,
+				 * or NULL */
 	double *ineff;		/* nwin: statistical inefficiency g_h >= 1,
 				 * for the bootstrap; NULL means 1 */
 	/* Sparse histograms, CSR by window: the bootstrap (and
@@ -35,13 +37,21 @@ struct wham_problem {
 	long lnc_off[FEK_MAXDIM];
 };
 
+/* -d auto takes the GPU where the CPU solve would take longer than this,
+ * about what a CUDA context costs: 0.2 s to create (0.3 s beside another
+ * process creating one) and 0.1 s to tear down (bench/RESULTS.md). */
+#define WHAM_AUTO_GPU_ABOVE_S 0.3
+
 enum wham_solver { WHAM_AUTO, WHAM_ITERATE, WHAM_NEWTON, WHAM_LBFGS };
 
 struct wham_options {
 	double tol;		/* on the largest residual |r_h|, in kT */
 	long maxiter;
 	enum wham_solver solver;
-	int gpu;		/* evaluate the sweeps on the GPU */
+	int gpu;		/* evaluate the sweeps on the GPU (1), the
+				 * CPU (0), or (-1) the GPU only where the
+				 * CPU would take longer than a CUDA context
+				 * costs (wham_solve decides) */
 	long progress_every;	/* call progress every this many iterations */
 	void (*progress)(long iteration, double maxdelta);
 };
@@ -56,6 +66,8 @@ struct wham_result {
 	int logspace_bins;	/* bins/windows that needed the log path */
 	enum wham_solver solver;	/* the one used (auto resolved) */
 	int tensor;		/* windows on a grid: per-axis products */
+	int gpu;		/* the sweeps ran on the GPU */
+	double cpu_est_s;	/* the CPU time -1 (auto) expected */
 	double setup_s;		/* seconds to build the factors and the
 				 * backend (the device's buffers), before
 				 * the first sweep */
@@ -85,6 +97,9 @@ void	wham_overlap_add(struct wham_overlap *ov, long h, long long bin);
 void	wham_overlap_join(struct wham_overlap *ov, long h, long o);
 int	wham_overlap_check(struct wham_overlap *ov,
 	    const struct wham_problem *p);
+/* Instead of the check: per window the first (lowest) window of its
+ * overlap group, and the number of groups; frees the tracker. */
+long	wham_overlap_groups(struct wham_overlap *ov, long nwin, long *group);
 /* Solve Eqs. 3.1-3.2 to the fixed point: the largest residual
  * r_h = ln f_h(new) - ln f_h, the change one self-consistent sweep would
  * make (for iterate, the change it did make), below o->tol.  -1 with exit

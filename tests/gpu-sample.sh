@@ -236,3 +236,30 @@ t gpu-hist-big-cpu 0 "cat e2.txt big.fek e1.txt | histogram -q -d cpu -b 1000 -T
 noprov bg.txt > bg.np; noprov bc.txt > bc.np
 same_file gpu-hist-big-equals-cpu bg.np bc.np
 ok gpu-hist-big-count grep -qx '#NSAMPLES 17000000' bg.txt
+
+# sample-gen -d gpu -P: the fused histograms pooled on the device
+# (kernels/sample.cu pool_pairs) against the same seed's per-window GPU
+# histograms: the same PMF to rounding (WHAM sees only B_b and H_h), the
+# window means of the per-window histograms (tests/lib.sh hist_means), the
+# overlap groups; and the sort-binned path (a grid too big for shared
+# memory), which pools on the host (lib/pool.c).
+P1="-p '(x-1)^2*(x-3)^2' -r 0:4 -g 41 -k 40 -n 50000 -b 200 -s $SEED -d gpu"
+P2="-p 'cos(x)+0.5*cos(y-1)+0.3*cos(x+y)' -r -3.141592653589793:3.141592653589793:p -r -2:2 -g 15 -k 8 -n 8000 -b 60 -b 50 -s $S2 -d gpu"
+P3="-p 'cos(x)+0.5*cos(y-1)' -r -3.141592653589793:3.141592653589793:p -r -2:2 -g 5 -k 8 -n 3000 -b 400 -b 300 -s $SEED -d gpu"
+i=0
+for P in "$P1" "$P2" "$P3"; do
+	i=$((i + 1))
+	D=$(echo "$P" | awk '{ print gsub(/ -b /, "") }')
+	t "gpu-pool-$i-gen" 0 "sample-gen -v $P -P -T > gp$i.txt && sample-gen $P -T > gh$i.txt"
+	t "gpu-pool-$i-wham" 0 "wham-gpu -d cpu -T gp$i.txt | grep -v ^#PROV > wgp$i && wham-gpu -d cpu -T gh$i.txt | grep -v ^#PROV > wgh$i"
+	numcmp_files "gpu-pool-$i-same-pmf" "wgh$i" "wgp$i" 1e-11 1e-11
+	hist_means "gh$i.txt" > "gm$i.exp"; pooled_means "gp$i.txt" "$D" > "gm$i.got"
+	numcmp_files "gpu-pool-$i-means" "gm$i.exp" "gm$i.got" 1e-9 1e-9
+	ok "gpu-pool-$i-groups" sh -c "awk '/^#KIND windows/ { w = 1 } w && !/^#/ && NF && \$NF != 1 { exit 1 }' gp$i.txt"
+done
+ok gpu-pool-shared-path grep -q 'shared memory' gpu-pool-1-gen.err
+ok gpu-pool-sorted-path grep -q 'binned by sorting' gpu-pool-3-gen.err
+printf '2 5000\n2.03 5000\n8 5000\n' > gap.win
+T_ALLOW_STDOUT=1 t gpu-pool-gap 0 "sample-gen -p 0 -r 0:10 -w gap.win -n 2000 -b 100 -s $SEED -d gpu -P -T > gpg.txt"
+ok gpu-pool-gap-group sh -c "awk '/^#KIND windows/ { w = 1 } w && !/^#/ && NF { g = g \$5 \" \" } END { exit g != \"1 1 3 \" }' gpg.txt"
+t gpu-pool-gap-wham 1 "wham-gpu -d gpu gpg.txt"

@@ -251,3 +251,40 @@ split_first_window() {
 	awk '/^#FEK/ { s++ } s == 1 && /^#COL count/ { $3 = "f64" }
 	    s == 1 && !/^#/ { $2 = $2 / 2 } s == 1 { print }' "$1" > "$3"
 }
+
+# hist_means IN: per window of the text histogram stream IN, the mean of each
+# axis from the bin centres, minimum image about the window's centre on
+# periodic axes ("%.10g" per value, one line per window).
+hist_means() {
+	awk '
+	/^#FEK/ { flush(); D = 0; n = 0; inrow = 0; delete m }
+	/^#AXIS/ { D++; lo[D] = $3; hi[D] = $4; per[D] = ($5 == "periodic") }
+	/^#BINS/ { for (d = 1; d <= D; d++) nb[d] = $(d + 1) }
+	/^#WINDOW/ { win = $0 }
+	/^#END/ { split(win, f, " "); for (d = 1; d <= D; d++) c[d] = f[d + 1] }
+	/^#/ { next }
+	NF == 2 {
+		b = $1; k = $2; n += k
+		for (d = D; d >= 1; d--) {
+			i = b % nb[d]; b = int(b / nb[d])
+			w = (hi[d] - lo[d]) / nb[d]
+			dx = lo[d] + (i + 0.5) * w - c[d]
+			if (per[d]) { L = hi[d] - lo[d]; r = dx / L
+				dx -= L * (r >= 0 ? int(r + 0.5) : -int(-r + 0.5)) }
+			m[d] += k * dx
+		}
+	}
+	function flush(  d, s) {
+		if (n == 0) return
+		s = ""
+		for (d = 1; d <= D; d++) s = s sprintf("%s%.10g", d > 1 ? " " : "", c[d] + m[d] / n)
+		print s
+	}
+	END { flush() }' "$1"
+}
+# pooled_means IN D: the mean_ columns of the windows section of IN.
+pooled_means() {
+	awk -v D="$2" '/^#KIND windows/ { w = 1 } w && !/^#/ && NF {
+		s = ""; for (d = 1; d <= D; d++) s = s sprintf("%s%.10g", d > 1 ? " " : "", $(2 * D + 1 + d))
+		print s }' "$1"
+}

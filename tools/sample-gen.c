@@ -4,7 +4,9 @@
  * Exact independent samples by rejection (lib/sample.c, or on the GPU
  * kernels/sample.cu), or correlated ones from overdamped Langevin dynamics
  * (-c).  With -b the samples are binned as they are drawn and the output
- * is the histogram sections that histogram(1) would make of them.
+ * is the histogram sections that histogram(1) would make of them; with
+ * -P as well, one pooled histogram and a table of the windows (lib/pool.c),
+ * all that WHAM needs when no bootstrap is wanted.
  */
 #include <getopt.h>
 #include <stdint.h>
@@ -16,6 +18,7 @@
 
 #include "fek.h"
 #include "hist.h"
+#include "pool.h"
 #include "sample.h"
 #include "stream.h"
 #include "../kernels/sample.cuh"
@@ -35,12 +38,13 @@ struct out {
 	int verbose, tty;
 	double *rows;				/* -b on the CPU: (bin, count) */
 	long long rows_cap;
+	struct fek_pool *pool;			/* -P */
 };
 
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: sample-gen [-Tqv] [-b bins|lo:hi:bins[:p] ...] "
+	fprintf(stderr, "usage: sample-gen [-PTqv] [-b bins|lo:hi:bins[:p] ...] "
 	    "[-c corr] [-d cpu|gpu|auto]\n"
 	    "                  [-E kcal|kJ] [-g count -k spring] "
 	    "[-j first:last] [-n samples]\n"
@@ -198,6 +202,158 @@ write_hist_pairs(void *ctx, long window, const unsigned int *pairs,
 	return 0;
 }
 
+/* -P: window's histogram into the pool instead of the output. */
+static int
+pool_hist(void *ctx, long window, const double *rows, long long nnz,
+    double total, double dropped, double props)
+{
+	struct out *o = ctx;
+
+	if (total == 0)
+		return fek_seterr(FEK_EX_DATA, "window %ld: no sample inside "
+		    "the histogram range (%.0f outside)", window, dropped);
+	fek_pool_add(o->pool, window - o->first, rows, nnz, total, dropped);
+	progress(o, window - 1, props);
+	return 0;
+}
+
+static int
+pool_hist_pairs(void *ctx, long window, const unsigned int *pairs,
+    long long nnz, double total, double dropped, double props)
+{
+	struct out *o = ctx;
+	long long k;
+
+	if (2 * nnz > o->rows_cap) {
+		o->rows_cap = 2 * nnz + 64;
+		free(o->rows);
+		o->rows = fek_alloc((size_t)o->rows_cap, sizeof(double));
+	}
+	for (k = 0; k < 2 * nnz; k++)
+		o->rows[k] = pairs[k];
+	return pool_hist(ctx, window, o->rows, nnz, total, dropped, props);
+}
+
+/* -P on the device: the sums kernels/sample.cu pooled there. */
+static int
+pool_device(void *ctx, const unsigned long long *count, const double *msum,
+    const double *total, const double *dropped, const long *group)
+{
+	struct out *o = ctx;
+	struct fek_pool *p = o->pool;
+	long h;
+	long long b;
+
+	for (h = 0; h < p->nwin; h++)
+		if (total[h] == 0)
+			return fek_seterr(FEK_EX_DATA, "window %ld: no sample "
+			    "inside the histogram range (%.0f outside)",
+			    h + o->first, dropped[h]);
+	for (b = 0; b < p->grid->nbins; b++)
+		p->count[b] = (double)count[b];
+	memcpy(p->n, total, p->nwin * sizeof(double));
+	memcpy(p->dropped, dropped, p->nwin * sizeof(double));
+	memcpy(p->mean, msum, p->nwin * p->grid->ndim * sizeof(double));
+	/* the device joined the groups; the tracker has nothing */
+	for (h = 0; h < p->nwin; h++)
+		if (group[h] != h)
+			wham_overlap_join(&p->ov, h, group[h]);
+	return 0;
+}
+
+/* -P: the pooled histogram (kind pooled) and its windows (kind windows),
+ * fek(5). */
+static void
+write_pool(struct out *o)
+{
+	struct fek_pool *p = o->pool;
+	const struct fek_grid *g = o->hgrid;
+	struct fek_header h;
+	double *rows, tot = 0, drop = 0;
+	long long b, k = 0;
+	long w;
+	int d, D = g->ndim, nc = 3 * D + 2;
+	char name[FEK_NAMELEN + 8];
+
+	fek_pool_finish(p);
+	for (w = 0; w < p->nwin; w++) {
+		tot += p->n[w];
+		drop += p->dropped[w];
+	}
+	for (b = 0; b < g->nbins; b++)
+		k += p->count[b] != 0;
+	rows = fek_alloc((size_t)(k ? 2 * k : 1), sizeof(double));
+	for (b = 0, k = 0; b < g->nbins; b++)
+		if (p->count[b] != 0) {
+			rows[2 * k] = (double)b;
+			rows[2 * k + 1] = p->count[b];
+			k++;
+		}
+	fek_hdr_init(&h, "pooled");
+	h.rows = k;
+	fek_hist_columns(&h, g->nbins, rows, k);
+	fek_grid_write(&h, g);
+	fek_hdr_add(&h, "TEMP", "%.17g", o->temp);
+	fek_hdr_add(&h, "ENERGY", "%s", fek_unit_name(o->eunit));
+	fek_hdr_add(&h, "WINDOWS", "%ld", p->nwin);
+	fek_hdr_add(&h, "NSAMPLES", "%.0f", tot);
+	fek_hdr_add(&h, "DROPPED", "%.0f", drop);
+	if (o->corr > 0)
+		fek_hdr_add(&h, "CORRTIME", "%.17g", o->corr);
+	fek_hdr_add(&h, "PMF", "%s", o->formula);
+	fek_hdr_add(&h, "PROV", "%s", o->cmd);
+	if (fek_begin_section(&o->wr, &h) < 0 ||
+	    fek_write_rows(&o->wr, rows, k) < 0 ||
+	    fek_end_section(&o->wr) < 0)
+		fek_die();
+	fek_hdr_free(&h);
+	free(rows);
+
+	fek_hdr_init(&h, "windows");
+	h.rows = p->nwin;
+	for (d = 0; d < D; d++) {
+		snprintf(name, sizeof name, "c_%s", g->ax[d].name);
+		fek_hdr_addcol(&h, name, FEK_F64, g->ax[d].unit);
+	}
+	for (d = 0; d < D; d++) {
+		snprintf(name, sizeof name, "k_%s", g->ax[d].name);
+		fek_hdr_addcol(&h, name, FEK_F64, "1");
+	}
+	fek_hdr_addcol(&h, "n", FEK_F64, "1");
+	for (d = 0; d < D; d++) {
+		snprintf(name, sizeof name, "mean_%s", g->ax[d].name);
+		fek_hdr_addcol(&h, name, FEK_F64, g->ax[d].unit);
+	}
+	fek_hdr_addcol(&h, "group", FEK_F64, "1");
+	fek_grid_write(&h, g);
+	fek_hdr_add(&h, "TEMP", "%.17g", o->temp);
+	fek_hdr_add(&h, "ENERGY", "%s", fek_unit_name(o->eunit));
+	fek_hdr_add(&h, "PROV", "%s", o->cmd);
+	rows = fek_alloc((size_t)p->nwin * nc, sizeof(double));
+	for (w = 0; w < p->nwin; w++) {
+		double *r = rows + w * nc;
+		const struct fek_window *win = &o->win[o->first - 1 + w];
+
+		for (d = 0; d < D; d++) {
+			r[d] = win->centre[d];
+			r[D + d] = win->spring[d];
+			r[2 * D + 1 + d] = p->mean[w * D + d];
+		}
+		r[2 * D] = p->n[w];
+		r[3 * D + 1] = (double)(p->group[w] + 1);
+	}
+	if (fek_begin_section(&o->wr, &h) < 0 ||
+	    fek_write_rows(&o->wr, rows, p->nwin) < 0 ||
+	    fek_end_section(&o->wr) < 0)
+		fek_die();
+	fek_hdr_free(&h);
+	free(rows);
+	if (p->ngroups > 1)
+		fek_warnx("the %ld windows fall into %ld groups that share no "
+		    "sampled bin (column group): WHAM cannot join them",
+		    p->nwin, p->ngroups);
+}
+
 /* The CPU's histogram of window i, written as write_hist does. */
 static void
 bin_and_write(struct out *o, struct fek_hist *hist, const double *x,
@@ -223,8 +379,8 @@ bin_and_write(struct out *o, struct fek_hist *hist, const double *x,
 			o->rows[2 * k + 1] = hist->count[b];
 			k++;
 		}
-	if (write_hist(o, i + 1, o->rows, k, hist->total, hist->dropped,
-	    props) < 0)
+	if ((o->pool != NULL ? pool_hist : write_hist)(o, i + 1, o->rows, k,
+	    hist->total, hist->dropped, props) < 0)
 		fek_die();
 }
 
@@ -241,6 +397,7 @@ main(int argc, char **argv)
 	struct fek_window *win = NULL;
 	struct fek_envelope *env;
 	struct fek_sample_stats st = { 0, 0 };
+	struct fek_pool pool;
 	struct fek_binspec bs[MAXB];
 	struct out o;
 	enum fek_device dev = FEK_DEV_AUTO, use;
@@ -249,10 +406,12 @@ main(int argc, char **argv)
 	double temp = 300, corr = 0, spring = -1, beta, *buf, v;
 	long nsamp = 5000, seed = 1, gridn = 0, nwin, first = 1, last = -1, i;
 	int c, nerr = 0, text = 0, verbose = 0, quiet = 0, d, nb = 0;
+	int pooled = 0;
 
 	fek_setprogname(argv[0]);
+	fek_trace("start");
 	memset(&dom, 0, sizeof dom);
-	while ((c = getopt_long(argc, argv, "b:c:d:E:g:j:k:n:p:qr:s:t:Tu:vw:",
+	while ((c = getopt_long(argc, argv, "b:c:d:E:g:j:k:n:p:Pqr:s:t:Tu:vw:",
 	    longopts, NULL)) != -1) {
 		switch (c) {
 		case 'b':
@@ -287,6 +446,9 @@ main(int argc, char **argv)
 			break;
 		case 'p':
 			formula = optarg;
+			break;
+		case 'P':
+			pooled = 1;
 			break;
 		case 'q':
 			fek_set_quiet(1);
@@ -367,11 +529,16 @@ main(int argc, char **argv)
 		    nb > 1 ? "s" : "", dom.ndim, dom.ndim > 1 ? "s" : "");
 		nerr++;
 	}
+	if (pooled && nb == 0) {
+		fek_warnx("-P: pools histograms; give the bins with -b");
+		nerr++;
+	}
 	if (nerr)
 		usage();
 	/* correlated samples are drawn on the CPU only */
 	if (fek_device_resolve(dev, corr == 0, &use) < 0)
 		fek_die();
+	fek_trace("device ready");
 	for (d = 0; d < dom.ndim; d++) {
 		if (dom.ndim <= 3)
 			strcpy(dom.ax[d].name, names3[d]);
@@ -414,6 +581,10 @@ main(int argc, char **argv)
 	o.verbose = verbose;
 	/* progress on a terminal, about a hundred updates in all */
 	o.tty = !quiet && !verbose && isatty(STDERR_FILENO) && last - first > 0;
+	if (pooled) {
+		fek_pool_init(&pool, &hgrid, win + first - 1, last - first + 1);
+		o.pool = &pool;
+	}
 
 	if (use == FEK_DEV_GPU) {
 		struct fek_gpu_sample_spec spec;
@@ -434,10 +605,15 @@ main(int argc, char **argv)
 		spec.last = last;
 		sink.ctx = &o;
 		sink.samples = write_samples;
-		sink.hist = write_hist;
-		sink.hist_pairs = write_hist_pairs;
+		sink.hist = pooled ? pool_hist : write_hist;
+		sink.hist_pairs = pooled ? pool_hist_pairs : write_hist_pairs;
+		if (pooled)
+			sink.pooled = pool_device;
 		if (fek_gpu_sample(&spec, &sink, &gst) < 0)
 			fek_die();
+		fek_trace("sampled");
+		if (pooled)
+			write_pool(&o);
 		if (verbose)
 			fprintf(stderr, "sample-gen: %s: kernel %s in %.0f ms, "
 			    "set-up %.0f ms, %s %.1f ms, copies %.1f ms, "
@@ -449,10 +625,14 @@ main(int argc, char **argv)
 			    gst.kernel_ms, gst.copy_ms, gst.sink_ms,
 			    gst.restarts, gst.restarts == 1 ? "" : "s");
 		fek_fshut(stdout, "stdout");
+		fek_trace("output closed");
+		if (pooled)
+			fek_pool_free(&pool);
 		free(o.rows);
 		free((char *)o.cmd);
 		free(win);
 		fek_expr_free(pmf);
+		fek_trace("exit");
 		return 0;
 	}
 
@@ -488,6 +668,10 @@ main(int argc, char **argv)
 		}
 		if (nb > 0)
 			fek_hist_free(&hist);
+	}
+	if (pooled) {
+		write_pool(&o);
+		fek_pool_free(&pool);
 	}
 	if (st.restarts > 0 && verbose)
 		fprintf(stderr, "sample-gen: the PMF bound was raised %ld "

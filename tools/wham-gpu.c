@@ -46,6 +46,7 @@ struct input {
 	int keep;			/* keep the histograms (-B) */
 	struct wham_overlap ov;
 	long built;			/* windows whose bias was built here */
+	long lnc_cap;			/* windows the lnc table holds */
 	/* i32 histograms read whole and summed afterwards, in parallel
 	 * (ingest_packed); the others are summed as they are read */
 	struct slab *slabs;		/* where their (bin, count) pairs lie */
@@ -55,6 +56,9 @@ struct input {
 	long *section;			/* per window: section, for messages */
 	char **sname;			/* per window: its stream's name */
 	char *name;			/* the stream being read (kept) */
+	long pool_sec;			/* a pooled section's number, or 0 */
+	long pool_win;			/* its WINDOWS */
+	double pool_total;		/* its counts, summed */
 };
 
 /* Memory for whole histograms: slabs of at least 64 MiB that only grow
@@ -122,23 +126,18 @@ reserve(struct input *in, long got, long long declared)
 		fek_errx(FEK_EX_SOFTWARE, "out of memory");
 }
 
+/* The grid, TEMP and ENERGY of section h: the first section's, or the
+ * same as the first's. */
 static void
-add_histogram(struct input *in, struct fek_reader *r, struct fek_header *h)
+same_grid(struct input *in, struct fek_reader *r, struct fek_header *h,
+    const struct fek_grid *gp)
 {
 	struct wham_problem *p = &in->p;
-	struct fek_grid g;
-	struct fek_window win;
+	struct fek_grid g = *gp;
 	enum fek_unit eu;
-	static double rows[2 * CHUNK_ROWS];
-	int32_t extra[2];		/* a row past ROWS, if any */
-	double temp, n = 0, ineff = 1, tau;
-	long long k, row = 0;
-	long got;
-	int packed;
+	double temp;
 
-	if (fek_grid_read(r, h, &g, 1) < 0 ||
-	    fek_window_read(r, h, g.ndim, &win) < 0 ||
-	    fek_temp_read(r, h, &temp) < 0 || fek_energy_read(r, h, &eu) < 0)
+	if (fek_temp_read(r, h, &temp) < 0 || fek_energy_read(r, h, &eu) < 0)
 		fek_die();
 	if (!in->have_first) {
 		p->grid = g;
@@ -161,6 +160,59 @@ add_histogram(struct input *in, struct fek_reader *r, struct fek_header *h)
 			fek_errx(FEK_EX_DATA, "%s: section %ld: ENERGY differs "
 			    "from the first histogram's", r->name, r->section);
 	}
+}
+
+/* Room in the per-window arrays for want windows (at least twice as many
+ * as before when they grow). */
+static void
+room_for_windows(struct input *in, long want)
+{
+	struct wham_problem *p = &in->p;
+
+	if (want > in->cap) {
+		in->cap = in->cap ? 2 * in->cap : 64;
+		if (in->cap < want)
+			in->cap = want;
+		p->win = realloc(p->win, in->cap * sizeof *p->win);
+		p->n = realloc(p->n, in->cap * sizeof *p->n);
+		if (in->keep)
+			p->hist_start = realloc(p->hist_start, (in->cap +
+			    1) * sizeof *p->hist_start);
+		p->ineff = realloc(p->ineff, in->cap * sizeof *p->ineff);
+		in->pk_at = realloc(in->pk_at, in->cap * sizeof *in->pk_at);
+		in->pk_len = realloc(in->pk_len, in->cap * sizeof *in->pk_len);
+		in->section = realloc(in->section, in->cap *
+		    sizeof *in->section);
+		in->sname = realloc(in->sname, in->cap * sizeof *in->sname);
+		if (!p->win || !p->n || !p->ineff || (in->keep &&
+		    !p->hist_start) || !in->pk_at || !in->pk_len ||
+		    !in->section || !in->sname)
+			fek_errx(FEK_EX_SOFTWARE, "out of memory");
+	}
+}
+
+static void
+add_histogram(struct input *in, struct fek_reader *r, struct fek_header *h)
+{
+	struct wham_problem *p = &in->p;
+	struct fek_grid g;
+	struct fek_window win;
+	static double rows[2 * CHUNK_ROWS];
+	int32_t extra[2];		/* a row past ROWS, if any */
+	double n = 0, ineff = 1, tau;
+	long long k, row = 0;
+	long got;
+	int packed;
+
+	if (in->pool_sec)
+		fek_errx(FEK_EX_DATA, "%s: section %ld: a histogram after the "
+		    "pooled histogram of section %ld (pooled input comes "
+		    "alone: its windows' overlap with others is unknown)",
+		    r->name, r->section, in->pool_sec);
+	if (fek_grid_read(r, h, &g, 1) < 0 ||
+	    fek_window_read(r, h, g.ndim, &win) < 0)
+		fek_die();
+	same_grid(in, r, h, &g);
 	/* statistical inefficiency: INEFFICIENCY g, or CORRTIME tau (in
 	 * samples, Grossfield's correl time) as g = 1 + 2 tau */
 	if (fek_hdr_get(h, "INEFFICIENCY", 0) != NULL) {
@@ -179,24 +231,7 @@ add_histogram(struct input *in, struct fek_reader *r, struct fek_header *h)
 	    h->ncols != 2)
 		fek_errx(FEK_EX_DATA, "%s: section %ld: histogram columns must "
 		    "be bin, count", r->name, r->section);
-	if (p->nwin == in->cap) {
-		in->cap = in->cap ? 2 * in->cap : 64;
-		p->win = realloc(p->win, in->cap * sizeof *p->win);
-		p->n = realloc(p->n, in->cap * sizeof *p->n);
-		if (in->keep)
-			p->hist_start = realloc(p->hist_start, (in->cap +
-			    1) * sizeof *p->hist_start);
-		p->ineff = realloc(p->ineff, in->cap * sizeof *p->ineff);
-		in->pk_at = realloc(in->pk_at, in->cap * sizeof *in->pk_at);
-		in->pk_len = realloc(in->pk_len, in->cap * sizeof *in->pk_len);
-		in->section = realloc(in->section, in->cap *
-		    sizeof *in->section);
-		in->sname = realloc(in->sname, in->cap * sizeof *in->sname);
-		if (!p->win || !p->n || !p->ineff || (in->keep &&
-		    !p->hist_start) || !in->pk_at || !in->pk_len ||
-		    !in->section || !in->sname)
-			fek_errx(FEK_EX_SOFTWARE, "out of memory");
-	}
+	room_for_windows(in, p->nwin + 1);
 	in->section[p->nwin] = r->section;
 	in->sname[p->nwin] = in->name;
 	in->pk_at[p->nwin] = NULL;
@@ -277,10 +312,23 @@ lnc_row(struct input *in, long h)
 			p->lnc_stride += p->grid.ax[d].nbins;
 		}
 	}
-	p->lnc = realloc(p->lnc, (size_t)in->cap * p->lnc_stride *
-	    sizeof(double));
-	if (p->lnc == NULL)
-		fek_errx(FEK_EX_SOFTWARE, "out of memory");
+	if (in->lnc_cap < in->cap) {	/* on huge pages, as the slabs */
+		size_t bytes = (size_t)in->cap * p->lnc_stride * sizeof(double);
+		double *t;
+
+		bytes = (bytes + (2 << 20) - 1) / (2 << 20) * (2 << 20);
+		if (posix_memalign((void **)&t, 2 << 20, bytes) != 0)
+			fek_errx(FEK_EX_SOFTWARE, "out of memory");
+#ifdef MADV_HUGEPAGE
+		(void)madvise(t, bytes, MADV_HUGEPAGE);
+#endif
+		if (p->lnc != NULL)
+			memcpy(t, p->lnc, (size_t)in->lnc_cap * p->lnc_stride *
+			    sizeof(double));
+		free(p->lnc);
+		p->lnc = t;
+		in->lnc_cap = in->cap;
+	}
 	return p->lnc + h * p->lnc_stride;
 }
 
@@ -345,6 +393,156 @@ add_bias(struct input *in, struct fek_reader *r, struct fek_header *h)
 	}
 	in->nbias++;
 	free(rows);
+}
+
+/* A pooled histogram (fek(5) kind pooled): B_b of all its windows at
+ * once; the windows follow in a windows section (add_windows).  Pooled
+ * input comes alone: no per-window histogram, so no bootstrap. */
+static void
+add_pooled(struct input *in, struct fek_reader *r, struct fek_header *h)
+{
+	struct wham_problem *p = &in->p;
+	struct fek_grid g;
+	static double rows[2 * CHUNK_ROWS];
+	double nw;
+	long long k, row = 0;
+	long got;
+
+	if (in->pool_sec || p->nwin > 0)
+		fek_errx(FEK_EX_DATA, "%s: section %ld: a pooled histogram "
+		    "after other histograms (pooled input comes alone: its "
+		    "windows' overlap with others is unknown)", r->name,
+		    r->section);
+	if (in->keep)
+		fek_errx(FEK_EX_DATA, "%s: section %ld: -B: a pooled histogram "
+		    "holds no window's own counts to redraw (write per-window "
+		    "histograms: sample-gen -b without -P)", r->name,
+		    r->section);
+	if (fek_grid_read(r, h, &g, 1) < 0 ||
+	    fek_key_double(r, h, "WINDOWS", &nw) < 0)
+		fek_die();
+	if (!(nw >= 1 && nw <= 1e12 && nw == floor(nw)))
+		fek_errx(FEK_EX_DATA, "%s: section %ld: WINDOWS %g is not a "
+		    "count >= 1", r->name, r->section, nw);
+	in->pool_win = (long)nw;
+	same_grid(in, r, h, &g);
+	if (fek_hdr_col(h, "bin") != 0 || fek_hdr_col(h, "count") != 1 ||
+	    h->ncols != 2)
+		fek_errx(FEK_EX_DATA, "%s: section %ld: pooled columns must "
+		    "be bin, count", r->name, r->section);
+	while ((got = fek_read_rows(r, rows, CHUNK_ROWS)) > 0) {
+		for (k = 0; k < got; k++) {
+			long long b = (long long)rows[2 * k];
+			double c = rows[2 * k + 1];
+
+			if (!(rows[2 * k] == (double)b) || b < 0 ||
+			    b >= g.nbins || !(c >= 0) || !isfinite(c))
+				bad_row(r->name, r->section, row + k + 1,
+				    rows[2 * k], c, g.nbins);
+			p->counts[b] += c;
+			in->pool_total += c;
+		}
+		row += got;
+	}
+	if (got < 0)
+		fek_die();
+	in->pool_sec = r->section;
+}
+
+/* The windows of the pooled histogram before: centres, springs, samples
+ * counted, means and overlap groups (fek(5) kind windows); the bias of
+ * each is built from its centre and springs. */
+static void
+add_windows(struct input *in, struct fek_reader *r, struct fek_header *h)
+{
+	struct wham_problem *p = &in->p;
+	struct fek_grid g;
+	double *rows, total = 0;
+	long long n, w;
+	int D, d, cc[FEK_MAXDIM], ck[FEK_MAXDIM], cm[FEK_MAXDIM], cn, cg;
+	char name[FEK_NAMELEN + 8];
+
+	if (!in->pool_sec || p->nwin > 0)
+		fek_errx(FEK_EX_DATA, "%s: section %ld: a windows section "
+		    "belongs right after its pooled histogram", r->name,
+		    r->section);
+	if (fek_grid_read(r, h, &g, 1) < 0)
+		fek_die();
+	same_grid(in, r, h, &g);
+	D = g.ndim;
+	for (d = 0; d < D; d++) {
+		snprintf(name, sizeof name, "c_%s", g.ax[d].name);
+		cc[d] = fek_hdr_col(h, name);
+		snprintf(name, sizeof name, "k_%s", g.ax[d].name);
+		ck[d] = fek_hdr_col(h, name);
+		snprintf(name, sizeof name, "mean_%s", g.ax[d].name);
+		cm[d] = fek_hdr_col(h, name);
+		if (cc[d] < 0 || ck[d] < 0 || cm[d] < 0)
+			fek_errx(FEK_EX_DATA, "%s: section %ld: no column "
+			    "c_%s, k_%s or mean_%s", r->name, r->section,
+			    g.ax[d].name, g.ax[d].name, g.ax[d].name);
+	}
+	if ((cn = fek_hdr_col(h, "n")) < 0 || (cg = fek_hdr_col(h, "group")) <
+	    0)
+		fek_errx(FEK_EX_DATA, "%s: section %ld: no column n or group",
+		    r->name, r->section);
+	if ((n = fek_read_all(r, h, &rows)) < 0)
+		fek_die();
+	if (n != in->pool_win)
+		fek_errx(FEK_EX_DATA, "%s: section %ld: %lld windows, but the "
+		    "pooled histogram says WINDOWS %ld", r->name, r->section, n,
+		    in->pool_win);
+	p->mean = fek_alloc((size_t)n * D, sizeof(double));
+	for (w = 0; w < n; w++) {
+		const double *row = rows + w * h->ncols;
+		struct fek_window *win;
+
+		room_for_windows(in, p->nwin + 1);
+		win = &p->win[p->nwin];
+		memset(win, 0, sizeof *win);
+		for (d = 0; d < D; d++) {
+			win->centre[d] = row[cc[d]];
+			win->spring[d] = row[ck[d]];
+			p->mean[w * D + d] = row[cm[d]];
+			if (!isfinite(win->centre[d]) || !(win->spring[d] >=
+			    0) || !isfinite(win->spring[d]) ||
+			    !isfinite(row[cm[d]]))
+				fek_errx(FEK_EX_DATA, "%s: section %ld: row %lld: "
+				    "centre, spring or mean not finite (or a "
+				    "spring < 0)", r->name, r->section, w + 1);
+		}
+		if (!(row[cn] > 0) || !isfinite(row[cn]))
+			fek_errx(FEK_EX_DATA, "%s: section %ld: row %lld: n %g: "
+			    "a window needs samples", r->name, r->section,
+			    w + 1, row[cn]);
+		if (row[cg] != 1)
+			fek_errx(FEK_EX_NUMERIC, "%s: section %ld: row %lld: "
+			    "group %g: the window shares no sampled bin with "
+			    "window 1, directly or through others: their "
+			    "relative free energy is undefined (add windows "
+			    "between them or soften the springs)", r->name,
+			    r->section, w + 1, row[cg]);
+		p->n[p->nwin] = row[cn];
+		p->ineff[p->nwin] = 1;
+		in->section[p->nwin] = r->section;
+		in->sname[p->nwin] = in->name;
+		in->pk_at[p->nwin] = NULL;
+		total += row[cn];
+		p->nwin++;
+	}
+	free(rows);
+	/* the biases, window-parallel into one table */
+	(void)lnc_row(in, p->nwin - 1);
+#pragma omp parallel for schedule(static)
+	for (w = 0; w < n; w++)
+		fek_bias_log_factors(&p->grid, &p->win[w], 1.0 /
+		    (fek_kb(in->energy) * p->temp), in->how, p->lnc +
+		    w * p->lnc_stride);
+	in->nbias = in->built = p->nwin;
+	if (fabs(total - in->pool_total) > 1e-9 * total)
+		fek_errx(FEK_EX_DATA, "%s: section %ld: the windows' n add up "
+		    "to %.0f, the pooled counts to %.0f", r->name, r->section,
+		    total, in->pool_total);
 }
 
 /* The windows read whole (i32 pairs): check every row, sum N_h and B_b,
@@ -492,12 +690,21 @@ read_input(struct input *in, const char *path)
 			if (in->nbias != in->p.nwin)
 				build_bias(in);
 			add_histogram(in, &r, &h);
-		} else if (strcmp(h.kind, "logbias") == 0)
+		} else if (strcmp(h.kind, "logbias") == 0) {
+			if (in->pool_sec)
+				fek_errx(FEK_EX_DATA, "%s: section %ld: a "
+				    "logbias with pooled input (the bias is "
+				    "built from the windows' columns)", r.name,
+				    r.section);
 			add_bias(in, &r, &h);
+		} else if (strcmp(h.kind, "pooled") == 0)
+			add_pooled(in, &r, &h);
+		else if (strcmp(h.kind, "windows") == 0)
+			add_windows(in, &r, &h);
 		else
 			fek_errx(FEK_EX_DATA, "%s: section %ld: KIND %s, "
-			    "expected histogram or logbias", r.name, r.section,
-			    h.kind);
+			    "expected histogram, logbias, or pooled and "
+			    "windows", r.name, r.section, h.kind);
 		fek_hdr_free(&h);
 	}
 	if (rc < 0)
@@ -550,7 +757,7 @@ write_output(const struct input *in, const struct wham_result *res,
 	fek_hdr_add(&h, "SWEEPS", "%ld", res->sweeps);
 	fek_hdr_add(&h, "MAXDELTA", "%.3e", res->maxdelta);
 	fek_hdr_add(&h, "TOL", "%.3e", o->tol);
-	fek_hdr_add(&h, "DEVICE", "%s", o->gpu ? "gpu" : "cpu");
+	fek_hdr_add(&h, "DEVICE", "%s", res->gpu ? "gpu" : "cpu");
 	if (in->built)
 		fek_hdr_add(&h, "BIASEVAL", "%s", in->how == FEK_BIAS_CENTRE ?
 		    "centre" : "average");
@@ -649,6 +856,7 @@ main(int argc, char **argv)
 	int c, nerr = 0, text = 0, verbose = 0, quiet = 0, i, seed_given = 0;
 
 	fek_setprogname(argv[0]);
+	fek_trace("start");
 	memset(&in, 0, sizeof in);
 	in.how = FEK_BIAS_CENTRE;
 	while ((c = getopt_long(argc, argv, "aB:cd:qs:Tv", longopts, NULL)) !=
@@ -706,10 +914,16 @@ main(int argc, char **argv)
 	if (nerr)
 		usage();
 	t_start = fek_seconds();
-	if (fek_device_resolve(dev, 1, &use) < 0)
+	/* auto: decided by wham_solve once the problem is known (a CUDA
+	 * context costs more than most solves); cpu and gpu: now, so that
+	 * the context is made while the input is read */
+	if (fek_device_request(dev, &use) < 0)
+		fek_die();
+	if (use != FEK_DEV_AUTO && fek_device_resolve(use, 1, &use) < 0)
 		fek_die();
 	t_dev = fek_seconds();
-	o.gpu = use == FEK_DEV_GPU;
+	fek_trace("device ready");
+	o.gpu = use == FEK_DEV_GPU ? 1 : use == FEK_DEV_CPU ? 0 : -1;
 	in.keep = trials > 0;
 	if (seed_given && trials == 0)
 		fek_warnx("-s: a seed is for the bootstrap; without -B it has "
@@ -718,21 +932,27 @@ main(int argc, char **argv)
 		read_input(&in, "-");
 	for (i = optind; i < argc; i++)
 		read_input(&in, argv[i]);
+	if (in.pool_sec && in.p.nwin == 0)
+		fek_errx(FEK_EX_DATA, "a pooled histogram without its windows "
+		    "section");
 	if (in.p.nwin == 0)
 		fek_errx(FEK_EX_DATA, "no histogram sections in the input");
 	if (in.nbias != in.p.nwin)
 		build_bias(&in);
 	ingest_packed(&in);
-	if (wham_overlap_check(&in.ov, &in.p) < 0)
+	/* pooled input: its writer joined the windows (column group) */
+	if (!in.pool_sec && wham_overlap_check(&in.ov, &in.p) < 0)
 		fek_die();
 	t_in = fek_seconds();
+	fek_trace("input read");
 	if (verbose || (!quiet && isatty(STDERR_FILENO))) {
 		o.progress = progress;
 		o.progress_every = 100;
 	}
 	if (verbose)
 		fprintf(stderr, "wham-gpu: %ld windows, %lld bins, device "
-		    "%s\n", in.p.nwin, in.p.grid.nbins, o.gpu ? "gpu" : "cpu");
+		    "%s\n", in.p.nwin, in.p.grid.nbins, o.gpu > 0 ? "gpu" :
+		    o.gpu == 0 ? "cpu" : "auto");
 	if (verbose && in.built)
 		fprintf(stderr, "wham-gpu: the bias of %ld windows built from "
 		    "WINDOW (at the bin %s)\n", in.built, in.how ==
@@ -741,6 +961,13 @@ main(int argc, char **argv)
 	if (wham_solve(&in.p, &o, &res) < 0)
 		fek_die();
 	t_solve = fek_seconds();
+	fek_trace("solved");
+	if (verbose && o.gpu < 0)
+		fprintf(stderr, "wham-gpu: -d auto: the %s (a CPU solve "
+		    "estimated at %.2g s, %s)\n", res.gpu ? "GPU" : "CPU",
+		    res.cpu_est_s, res.gpu ? "more than a CUDA context costs" :
+		    res.cpu_est_s <= WHAM_AUTO_GPU_ABOVE_S ? "less than a CUDA "
+		    "context costs" : "but no usable GPU");
 	if (verbose) {
 		double s = t_solve - t_solve0;
 
@@ -765,6 +992,7 @@ main(int argc, char **argv)
 	t_boot = fek_seconds();
 	write_output(&in, &res, &o, text, argc, argv);
 	fek_fshut(stdout, "stdout");
+	fek_trace("output closed");
 	if (verbose)
 		fprintf(stderr, "wham-gpu: stages: device %.3f s, read %.3f s, "
 		    "setup %.3f s, sweeps %.3f s, bootstrap %.3f s, write "
@@ -774,5 +1002,6 @@ main(int argc, char **argv)
 	fek_hdr_free(&in.first);
 	wham_result_free(&res);
 	wham_problem_free(&in.p);
+	fek_trace("exit");
 	return 0;
 }
