@@ -817,4 +817,5 @@ wham_problem_free(struct wham_problem *p)
 	free(p->hist_count);
 	free(p->lnc);
 	free(p->ineff);
+	free(p->mean);
 }

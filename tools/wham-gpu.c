@@ -5,6 +5,8 @@
  * with bootstrap errors (-B).  Solvers: lib/wham.c (self-consistent
  * iteration, and Newton or L-BFGS on the likelihood of Zhu & Hummer 2012);
  * the sweeps on the CPU (lib/wham_cpu.c) or the GPU (kernels/wham.cu).
+ * Histograms without a logbias section get their bias built here
+ * (lib/bias.c), with -w from the window means read with the histograms.
  */
 #include <sys/mman.h>
 
@@ -26,7 +28,7 @@
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: wham-gpu [-acTqv] [-B trials] [-d cpu|gpu|auto] "
+	fprintf(stderr, "usage: wham-gpu [-acTqvw] [-B trials] [-d cpu|gpu|auto] "
 	    "[-s seed] [--maxiter count]\n"
 	    "                [--solver auto|iterate|newton|lbfgs] [--tol kT] "
 	    "[file ...]\n");
@@ -42,7 +44,8 @@ struct input {
 	struct fek_header first;	/* keys carried to the output */
 	int have_first;
 	enum fek_unit energy;
-	enum fek_bias_eval how;		/* the bias built here (-a, -c) */
+	enum fek_bias_eval how;		/* the bias built here (-a, -c, -w) */
+	unsigned char *tobuild;		/* per window: its bias built here */
 	int keep;			/* keep the histograms (-B) */
 	struct wham_overlap ov;
 	long built;			/* windows whose bias was built here */
@@ -131,7 +134,7 @@ add_histogram(struct input *in, struct fek_reader *r, struct fek_header *h)
 	enum fek_unit eu;
 	static double rows[2 * CHUNK_ROWS];
 	int32_t extra[2];		/* a row past ROWS, if any */
-	double temp, n = 0, ineff = 1, tau;
+	double temp, n = 0, ineff = 1, tau, acc[FEK_MAXDIM] = { 0 };
 	long long k, row = 0;
 	long got;
 	int packed;
@@ -192,7 +195,12 @@ add_histogram(struct input *in, struct fek_reader *r, struct fek_header *h)
 		in->section = realloc(in->section, in->cap *
 		    sizeof *in->section);
 		in->sname = realloc(in->sname, in->cap * sizeof *in->sname);
-		if (!p->win || !p->n || !p->ineff || (in->keep &&
+		in->tobuild = realloc(in->tobuild, in->cap);
+		if (in->how == FEK_BIAS_WEIGHTED)
+			p->mean = realloc(p->mean, in->cap * g.ndim *
+			    sizeof *p->mean);
+		if (!p->win || !p->n || !p->ineff || !in->tobuild ||
+		    (in->how == FEK_BIAS_WEIGHTED && !p->mean) || (in->keep &&
 		    !p->hist_start) || !in->pk_at || !in->pk_len ||
 		    !in->section || !in->sname)
 			fek_errx(FEK_EX_SOFTWARE, "out of memory");
@@ -200,6 +208,7 @@ add_histogram(struct input *in, struct fek_reader *r, struct fek_header *h)
 	in->section[p->nwin] = r->section;
 	in->sname[p->nwin] = in->name;
 	in->pk_at[p->nwin] = NULL;
+	in->tobuild[p->nwin] = 0;
 	if (in->keep)
 		p->hist_start[p->nwin] = in->nnz;
 	/* i32 pairs (what histogram and sample-gen write), whole sections as
@@ -247,6 +256,8 @@ add_histogram(struct input *in, struct fek_reader *r, struct fek_header *h)
 				wham_overlap_add(&in->ov, p->nwin, b);
 			p->counts[b] += c;
 			n += c;
+			if (p->mean != NULL)
+				fek_bias_mean_add(&g, &win, b, c, acc);
 		}
 		row += got;
 	}
@@ -260,6 +271,8 @@ add_histogram(struct input *in, struct fek_reader *r, struct fek_header *h)
 	p->win[p->nwin] = win;
 	p->n[p->nwin] = n;
 	p->ineff[p->nwin] = ineff;
+	if (p->mean != NULL)
+		fek_bias_mean_end(&g, &win, acc, n, p->mean + p->nwin * g.ndim);
 	p->nwin++;
 }
 
@@ -285,17 +298,34 @@ lnc_row(struct input *in, long h)
 }
 
 /* The last histogram came without a logbias section: its harmonic bias
- * from its WINDOW key, as bias-build would write it. */
+ * will be built from its WINDOW key (build_biases), as bias-build would
+ * write it. */
 static void
 build_bias(struct input *in)
 {
-	struct wham_problem *p = &in->p;
-	long h = in->nbias;
-
-	fek_bias_log_factors(&p->grid, &p->win[h], 1.0 /
-	    (fek_kb(in->energy) * p->temp), in->how, lnc_row(in, h));
+	(void)lnc_row(in, in->nbias);
+	in->tobuild[in->nbias] = 1;
 	in->nbias++;
 	in->built++;
+}
+
+/* The bias rows build_bias put aside, once every window's mean is known
+ * (-w; ingest_packed sums the means of the windows read whole). */
+static void
+build_biases(struct input *in)
+{
+	struct wham_problem *p = &in->p;
+	double beta = 1.0 / (fek_kb(in->energy) * p->temp);
+	long h;
+
+	if (in->built == 0)
+		return;
+#pragma omp parallel for schedule(dynamic, 16)
+	for (h = 0; h < p->nwin; h++)
+		if (in->tobuild[h])
+			fek_bias_log_factors(&p->grid, &p->win[h], beta,
+			    in->how, p->mean ? p->mean + h * p->grid.ndim :
+			    NULL, p->lnc + h * p->lnc_stride);
 }
 
 static void
@@ -380,7 +410,7 @@ ingest_packed(struct input *in)
 #pragma omp for schedule(dynamic, 8)
 		for (hh = 0; hh < H; hh++) {
 			const int32_t *q = in->pk_at[hh];
-			double n = 0;
+			double n = 0, acc[FEK_MAXDIM] = { 0 };
 
 			bad[hh] = -1;
 			if (q == NULL)
@@ -398,6 +428,15 @@ ingest_packed(struct input *in)
 					fst[bi] = hh;
 			}
 			p->n[hh] = n;
+			if (p->mean == NULL || bad[hh] >= 0 || !(n > 0))
+				continue;
+			/* its mean, for -w: a second pass over pairs in
+			 * cache, off the first's critical path */
+			for (k = 0; k < in->pk_len[hh]; k++)
+				fek_bias_mean_add(&p->grid, &p->win[hh],
+				    q[2 * k], q[2 * k + 1], acc);
+			fek_bias_mean_end(&p->grid, &p->win[hh], acc, n,
+			    p->mean + hh * p->grid.ndim);
 		}
 #pragma omp critical
 		for (bb = 0; bb < B; bb++) {
@@ -552,8 +591,7 @@ write_output(const struct input *in, const struct wham_result *res,
 	fek_hdr_add(&h, "TOL", "%.3e", o->tol);
 	fek_hdr_add(&h, "DEVICE", "%s", o->gpu ? "gpu" : "cpu");
 	if (in->built)
-		fek_hdr_add(&h, "BIASEVAL", "%s", in->how == FEK_BIAS_CENTRE ?
-		    "centre" : "average");
+		fek_hdr_add(&h, "BIASEVAL", "%s", fek_bias_eval_name(in->how));
 	if (sd)
 		fek_hdr_add(&h, "BOOTSTRAP", "%ld", res->trials);
 	fek_hdr_prov(&h, argc, argv);
@@ -651,7 +689,7 @@ main(int argc, char **argv)
 	fek_setprogname(argv[0]);
 	memset(&in, 0, sizeof in);
 	in.how = FEK_BIAS_CENTRE;
-	while ((c = getopt_long(argc, argv, "aB:cd:qs:Tv", longopts, NULL)) !=
+	while ((c = getopt_long(argc, argv, "aB:cd:qs:Tvw", longopts, NULL)) !=
 	    -1) {
 		switch (c) {
 		case 'a':
@@ -681,6 +719,9 @@ main(int argc, char **argv)
 			break;
 		case 'v':
 			verbose = 1;
+			break;
+		case 'w':
+			in.how = FEK_BIAS_WEIGHTED;
 			break;
 		case OPT_MAXITER:
 			nerr += fek_opt_long(optarg, 1, 1000000000L,
@@ -723,6 +764,7 @@ main(int argc, char **argv)
 	if (in.nbias != in.p.nwin)
 		build_bias(&in);
 	ingest_packed(&in);
+	build_biases(&in);
 	if (wham_overlap_check(&in.ov, &in.p) < 0)
 		fek_die();
 	t_in = fek_seconds();
@@ -735,8 +777,8 @@ main(int argc, char **argv)
 		    "%s\n", in.p.nwin, in.p.grid.nbins, o.gpu ? "gpu" : "cpu");
 	if (verbose && in.built)
 		fprintf(stderr, "wham-gpu: the bias of %ld windows built from "
-		    "WINDOW (at the bin %s)\n", in.built, in.how ==
-		    FEK_BIAS_CENTRE ? "centres" : "averages");
+		    "WINDOW (BIASEVAL %s)\n", in.built,
+		    fek_bias_eval_name(in.how));
 	t_solve0 = fek_seconds();
 	if (wham_solve(&in.p, &o, &res) < 0)
 		fek_die();
