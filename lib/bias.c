@@ -203,22 +203,27 @@ fek_bias_eval_name(enum fek_bias_eval how)
 
 void
 fek_bias_mean_end(const struct fek_grid *g, const struct fek_window *w,
-    const double *acc, double n, double *mean)
+    const double *acc, double n, double *mean, double *edge)
 {
-	int d;
+	int d, D = g->ndim;
 
-	for (d = 0; d < g->ndim; d++) {
+	for (d = 0; d < D; d++) {
 		const struct fek_axis *ax = &g->ax[d];
 
 		mean[d] = w->centre[d] + acc[d] / n;
+		edge[d] = 0;
 		if (ax->periodic)
 			mean[d] = fek_wrap(mean[d], ax->lo, ax->hi);
+		else
+			edge[d] = (acc[D + d] - acc[2 * D + d]) / (n *
+			    fek_grid_width(g, d));
 	}
 }
 
 void
 fek_bias_log_factors(const struct fek_grid *g, const struct fek_window *w,
-    double beta, enum fek_bias_eval how, const double *mean, double *out)
+    double beta, enum fek_bias_eval how, const double *mean,
+    const double *edge, double *out)
 {
 	long i, k = 0;
 	int d;
@@ -228,8 +233,10 @@ fek_bias_log_factors(const struct fek_grid *g, const struct fek_window *w,
 		double width = fek_grid_width(g, d);
 		double s = sqrt(beta * 0.5 * w->spring[d]), e = 0;
 
-		if (how == FEK_BIAS_WEIGHTED)
-			e = -fek_axis_delta(ax, mean[d], w->centre[d]);
+		/* e = g / (2 s^2): c - m, plus the boundary term */
+		if (how == FEK_BIAS_WEIGHTED && s > 0)
+			e = -fek_axis_delta(ax, mean[d], w->centre[d]) +
+			    (edge ? edge[d] / (2 * s * s) : 0);
 		for (i = 0; i < ax->nbins; i++) {
 			double dx;
 

@@ -23,6 +23,9 @@ struct wham_problem {
 	double *counts;		/* nbins: B_b = sum_h n_hb (Eq. 3.3) */
 	double *mean;		/* nwin * D, or NULL: each window's mean
 				 * position (bias.h, FEK_BIAS_WEIGHTED) */
+	double *edge;		/* nwin * D, or NULL: its biased density at
+				 * the first minus the last bin of each
+				 * open axis (fek_bias_mean_end) */
 	double *ineff;		/* nwin: statistical inefficiency g_h >= 1,
 				 * for the bootstrap; NULL means 1 */
 	/* Sparse histograms, CSR by window: the bootstrap (and

@@ -31,9 +31,9 @@ static enum fek_bias_eval how = FEK_BIAS_CENTRE;
 static void
 window_mean(const char *name, long section, const struct fek_grid *g,
     const struct fek_window *win, const double *rows, long long n,
-    double *mean)
+    double *mean, double *edge)
 {
-	double acc[FEK_MAXDIM] = { 0 }, total = 0;
+	double acc[FEK_BIAS_ACC(FEK_MAXDIM)] = { 0 }, total = 0;
 	long long k;
 
 	for (k = 0; k < n; k++) {
@@ -53,7 +53,7 @@ window_mean(const char *name, long section, const struct fek_grid *g,
 	if (!(total > 0))
 		fek_errx(FEK_EX_DATA, "%s: section %ld: window has no samples "
 		    "(-w needs its mean)", name, section);
-	fek_bias_mean_end(g, win, acc, total, mean);
+	fek_bias_mean_end(g, win, acc, total, mean, edge);
 }
 
 static void
@@ -64,7 +64,7 @@ build(const char *path, struct fek_writer *w, int argc, char **argv)
 	struct fek_grid g;
 	struct fek_window win;
 	enum fek_unit eu;
-	double temp, *rows, *lnc, mean[FEK_MAXDIM];
+	double temp, *rows, *lnc, mean[FEK_MAXDIM], edge[FEK_MAXDIM];
 	long long n;
 	int rc;
 
@@ -92,7 +92,7 @@ build(const char *path, struct fek_writer *w, int argc, char **argv)
 				    "histogram columns must be bin, count",
 				    r.name, r.section);
 			window_mean(r.name, r.section, &g, &win, rows, n,
-			    mean);
+			    mean, edge);
 		}
 		/* the histogram, unchanged but for provenance */
 		fek_hdr_copy(&out, &h);
@@ -115,7 +115,7 @@ build(const char *path, struct fek_writer *w, int argc, char **argv)
 		fek_hdr_prov(&out, argc, argv);
 		lnc = fek_alloc((size_t)out.rows, sizeof(double));
 		fek_bias_log_factors(&g, &win, 1.0 / (fek_kb(eu) * temp), how,
-		    mean, lnc);
+		    mean, edge, lnc);
 		if (fek_begin_section(w, &out) < 0 ||
 		    fek_write_rows(w, lnc, (long)out.rows) < 0 ||
 		    fek_end_section(w) < 0)

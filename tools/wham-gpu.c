@@ -134,7 +134,8 @@ add_histogram(struct input *in, struct fek_reader *r, struct fek_header *h)
 	enum fek_unit eu;
 	static double rows[2 * CHUNK_ROWS];
 	int32_t extra[2];		/* a row past ROWS, if any */
-	double temp, n = 0, ineff = 1, tau, acc[FEK_MAXDIM] = { 0 };
+	double temp, n = 0, ineff = 1, tau;
+	double acc[FEK_BIAS_ACC(FEK_MAXDIM)] = { 0 };
 	long long k, row = 0;
 	long got;
 	int packed;
@@ -196,11 +197,15 @@ add_histogram(struct input *in, struct fek_reader *r, struct fek_header *h)
 		    sizeof *in->section);
 		in->sname = realloc(in->sname, in->cap * sizeof *in->sname);
 		in->tobuild = realloc(in->tobuild, in->cap);
-		if (in->how == FEK_BIAS_WEIGHTED)
+		if (in->how == FEK_BIAS_WEIGHTED) {
 			p->mean = realloc(p->mean, in->cap * g.ndim *
 			    sizeof *p->mean);
+			p->edge = realloc(p->edge, in->cap * g.ndim *
+			    sizeof *p->edge);
+		}
 		if (!p->win || !p->n || !p->ineff || !in->tobuild ||
-		    (in->how == FEK_BIAS_WEIGHTED && !p->mean) || (in->keep &&
+		    (in->how == FEK_BIAS_WEIGHTED && (!p->mean ||
+		    !p->edge)) || (in->keep &&
 		    !p->hist_start) || !in->pk_at || !in->pk_len ||
 		    !in->section || !in->sname)
 			fek_errx(FEK_EX_SOFTWARE, "out of memory");
@@ -272,7 +277,8 @@ add_histogram(struct input *in, struct fek_reader *r, struct fek_header *h)
 	p->n[p->nwin] = n;
 	p->ineff[p->nwin] = ineff;
 	if (p->mean != NULL)
-		fek_bias_mean_end(&g, &win, acc, n, p->mean + p->nwin * g.ndim);
+		fek_bias_mean_end(&g, &win, acc, n, p->mean + p->nwin * g.ndim,
+		    p->edge + p->nwin * g.ndim);
 	p->nwin++;
 }
 
@@ -325,7 +331,8 @@ build_biases(struct input *in)
 		if (in->tobuild[h])
 			fek_bias_log_factors(&p->grid, &p->win[h], beta,
 			    in->how, p->mean ? p->mean + h * p->grid.ndim :
-			    NULL, p->lnc + h * p->lnc_stride);
+			    NULL, p->edge ? p->edge + h * p->grid.ndim : NULL,
+			    p->lnc + h * p->lnc_stride);
 }
 
 static void
@@ -410,7 +417,7 @@ ingest_packed(struct input *in)
 #pragma omp for schedule(dynamic, 8)
 		for (hh = 0; hh < H; hh++) {
 			const int32_t *q = in->pk_at[hh];
-			double n = 0, acc[FEK_MAXDIM] = { 0 };
+			double n = 0, acc[FEK_BIAS_ACC(FEK_MAXDIM)] = { 0 };
 
 			bad[hh] = -1;
 			if (q == NULL)
@@ -436,7 +443,8 @@ ingest_packed(struct input *in)
 				fek_bias_mean_add(&p->grid, &p->win[hh],
 				    q[2 * k], q[2 * k + 1], acc);
 			fek_bias_mean_end(&p->grid, &p->win[hh], acc, n,
-			    p->mean + hh * p->grid.ndim);
+			    p->mean + hh * p->grid.ndim, p->edge + hh *
+			    p->grid.ndim);
 		}
 #pragma omp critical
 		for (bb = 0; bb < B; bb++) {
