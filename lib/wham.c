@@ -887,4 +887,5 @@ wham_problem_free(struct wham_problem *p)
 	free(p->lnc);
 	free(p->ineff);
 	free(p->mean);
+	free(p->edge);
 }

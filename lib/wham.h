@@ -21,8 +21,12 @@ struct wham_problem {
 	struct fek_window *win;	/* nwin, for the output only */
 	double *n;		/* nwin: samples in range, H_h (Eq. 3.4) */
 	double *counts;		/* nbins: B_b = sum_h n_hb (Eq. 3.3) */
-	double *mean;		/* nwin * ndim: each window's mean position,
-				 * or NULL */
+	double *mean;		/* nwin * D, or NULL: each window's mean
+				 * position (bias.h, FEK_BIAS_WEIGHTED; the
+				 * windows table of pooled input) */
+	double *edge;		/* nwin * D, or NULL: its biased density at
+				 * the first minus the last bin of each
+				 * open axis (fek_bias_mean_end) */
 	double *ineff;		/* nwin: statistical inefficiency g_h >= 1,
 				 * for the bootstrap; NULL means 1 */
 	/* Sparse histograms, CSR by window: the bootstrap (and

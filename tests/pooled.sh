@@ -55,3 +55,13 @@ t pool-empty-window 65 "wham-gpu -d cpu z1.txt"
 sed 's/^#COL group f64 1$/#COL grp f64 1/' p1.txt > g1.txt
 t pool-no-group 65 "wham-gpu -d cpu g1.txt"
 t_usage pool-needs-bins "sample-gen -p x^2 -r 0:1 -g 3 -k 1 -P"
+
+# -w (the bias weighted by each window's mean slope) takes the means from
+# the windows table: the PMF of the per-window histograms' -w, less their
+# boundary term on open axes (not pooled), which moves it by far less
+# than -w's gain over -c here (0.0203 -> 0.0146 kcal/mol)
+G4="-p '(x-1)^2*(x-3)^2' -r 0:4 -g 21 -k 40 -n 20000 -b 20 -s 3 -d cpu"
+t_pipe pool-w-gen 0 "sample-gen $G4 -P > p4 && sample-gen $G4 > h4"
+t_pipe pool-w 0 "wham-gpu -d cpu -w p4 | pmf > fp4 && wham-gpu -d cpu -w h4 | pmf > fh4"
+t_pipe pool-w-biaseval 0 "wham-gpu -d cpu -w -T p4 | grep -q '^#BIASEVAL weighted$'"
+t_pipe pool-w-near 0 "rmsd -f fh4 -c 5kT --fail-above 0.002 fp4"

@@ -2,11 +2,14 @@
  * bias-build - the umbrella bias factors c_hb of Potgieter 2014, Eq. 3.5
  * and Eq. 5.2, in log space and one factor per dimension (lib/bias.c),
  * for each histogram section of the input: at bin centres as in the
- * thesis, or with -a averaged over each bin.  Each histogram passes through
+ * thesis, with -a averaged over each bin, or with -w averaged with the
+ * weight of a PMF of the window's mean slope (the mean from the histogram:
+ * umbrella integration's mean force).  Each histogram passes through
  * and is followed by its window's logbias section, so the pipeline stays
  * one stream.
  */
 #include <getopt.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,11 +20,41 @@
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: bias-build [-acTq] [file ...]\n");
+	fprintf(stderr, "usage: bias-build [-acTqw] [file ...]\n");
 	exit(FEK_EX_USAGE);
 }
 
 static enum fek_bias_eval how = FEK_BIAS_CENTRE;
+
+/* The window's mean position from its histogram rows (bin, count), for
+ * -w; every row checked, as wham-gpu checks them. */
+static void
+window_mean(const char *name, long section, const struct fek_grid *g,
+    const struct fek_window *win, const double *rows, long long n,
+    double *mean, double *edge)
+{
+	double acc[FEK_BIAS_ACC(FEK_MAXDIM)] = { 0 }, total = 0;
+	long long k;
+
+	for (k = 0; k < n; k++) {
+		double b = rows[2 * k], c = rows[2 * k + 1];
+
+		if (!(b >= 0 && b < g->nbins && b == floor(b)))
+			fek_errx(FEK_EX_DATA, "%s: section %ld: row %lld: bin "
+			    "%.0f outside 0..%lld", name, section, k + 1, b,
+			    g->nbins - 1);
+		if (!(c >= 0) || !isfinite(c))
+			fek_errx(FEK_EX_DATA, "%s: section %ld: row %lld: count "
+			    "%g is not a finite count >= 0", name, section,
+			    k + 1, c);
+		fek_bias_mean_add(g, win, (long long)b, c, acc);
+		total += c;
+	}
+	if (!(total > 0))
+		fek_errx(FEK_EX_DATA, "%s: section %ld: window has no samples "
+		    "(-w needs its mean)", name, section);
+	fek_bias_mean_end(g, win, acc, total, mean, edge);
+}
 
 static void
 build(const char *path, struct fek_writer *w, int argc, char **argv)
@@ -31,7 +64,7 @@ build(const char *path, struct fek_writer *w, int argc, char **argv)
 	struct fek_grid g;
 	struct fek_window win;
 	enum fek_unit eu;
-	double temp, *rows, *lnc;
+	double temp, *rows, *lnc, mean[FEK_MAXDIM], edge[FEK_MAXDIM];
 	long long n;
 	int rc;
 
@@ -52,6 +85,15 @@ build(const char *path, struct fek_writer *w, int argc, char **argv)
 			fek_die();
 		if ((n = fek_read_all(&r, &h, &rows)) < 0)
 			fek_die();
+		if (how == FEK_BIAS_WEIGHTED) {
+			if (fek_hdr_col(&h, "bin") != 0 ||
+			    fek_hdr_col(&h, "count") != 1 || h.ncols != 2)
+				fek_errx(FEK_EX_DATA, "%s: section %ld: "
+				    "histogram columns must be bin, count",
+				    r.name, r.section);
+			window_mean(r.name, r.section, &g, &win, rows, n,
+			    mean, edge);
+		}
 		/* the histogram, unchanged but for provenance */
 		fek_hdr_copy(&out, &h);
 		out.rows = n;
@@ -69,12 +111,11 @@ build(const char *path, struct fek_writer *w, int argc, char **argv)
 		fek_hdr_add(&out, "WINDOW", "%s", fek_hdr_get(&h, "WINDOW", 0));
 		fek_hdr_add(&out, "TEMP", "%.17g", temp);
 		fek_hdr_add(&out, "ENERGY", "%s", fek_unit_name(eu));
-		fek_hdr_add(&out, "BIASEVAL", "%s",
-		    how == FEK_BIAS_CENTRE ? "centre" : "average");
+		fek_hdr_add(&out, "BIASEVAL", "%s", fek_bias_eval_name(how));
 		fek_hdr_prov(&out, argc, argv);
 		lnc = fek_alloc((size_t)out.rows, sizeof(double));
 		fek_bias_log_factors(&g, &win, 1.0 / (fek_kb(eu) * temp), how,
-		    lnc);
+		    mean, edge, lnc);
 		if (fek_begin_section(w, &out) < 0 ||
 		    fek_write_rows(w, lnc, (long)out.rows) < 0 ||
 		    fek_end_section(w) < 0)
@@ -101,7 +142,7 @@ main(int argc, char **argv)
 	int c, text = 0, i;
 
 	fek_setprogname(argv[0]);
-	while ((c = getopt_long(argc, argv, "acqT", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "acqTw", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'a':
 			how = FEK_BIAS_AVERAGE;
@@ -114,6 +155,9 @@ main(int argc, char **argv)
 			break;
 		case 'T':
 			text = 1;
+			break;
+		case 'w':
+			how = FEK_BIAS_WEIGHTED;
 			break;
 		case 'V':
 			fek_version_exit();

@@ -5,6 +5,8 @@
  * with bootstrap errors (-B).  Solvers: lib/wham.c (self-consistent
  * iteration, and Newton or L-BFGS on the likelihood of Zhu & Hummer 2012);
  * the sweeps on the CPU (lib/wham_cpu.c) or the GPU (kernels/wham.cu).
+ * Histograms without a logbias section get their bias built here
+ * (lib/bias.c), with -w from the window means read with the histograms.
  */
 #include <sys/mman.h>
 
@@ -26,7 +28,7 @@
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: wham-gpu [-acTqv] [-B trials] [-d cpu|gpu|auto] "
+	fprintf(stderr, "usage: wham-gpu [-acTqvw] [-B trials] [-d cpu|gpu|auto] "
 	    "[-s seed] [--maxiter count]\n"
 	    "                [--solver auto|iterate|newton|lbfgs] [--tol kT] "
 	    "[file ...]\n");
@@ -42,7 +44,8 @@ struct input {
 	struct fek_header first;	/* keys carried to the output */
 	int have_first;
 	enum fek_unit energy;
-	enum fek_bias_eval how;		/* the bias built here (-a, -c) */
+	enum fek_bias_eval how;		/* the bias built here (-a, -c, -w) */
+	unsigned char *tobuild;		/* per window: its bias built here */
 	int keep;			/* keep the histograms (-B) */
 	struct wham_overlap ov;
 	long built;			/* windows whose bias was built here */
@@ -184,7 +187,19 @@ room_for_windows(struct input *in, long want)
 		in->section = realloc(in->section, in->cap *
 		    sizeof *in->section);
 		in->sname = realloc(in->sname, in->cap * sizeof *in->sname);
-		if (!p->win || !p->n || !p->ineff || (in->keep &&
+		in->tobuild = realloc(in->tobuild, in->cap);
+		/* means: for -w, and from a pooled input's windows table;
+		 * the boundary terms only from histograms (-w) */
+		if (in->how == FEK_BIAS_WEIGHTED || in->pool_sec)
+			p->mean = realloc(p->mean, in->cap * p->grid.ndim *
+			    sizeof *p->mean);
+		if (in->how == FEK_BIAS_WEIGHTED && !in->pool_sec)
+			p->edge = realloc(p->edge, in->cap * p->grid.ndim *
+			    sizeof *p->edge);
+		if (!p->win || !p->n || !p->ineff || !in->tobuild ||
+		    ((in->how == FEK_BIAS_WEIGHTED || in->pool_sec) &&
+		    !p->mean) || (in->how == FEK_BIAS_WEIGHTED &&
+		    !in->pool_sec && !p->edge) || (in->keep &&
 		    !p->hist_start) || !in->pk_at || !in->pk_len ||
 		    !in->section || !in->sname)
 			fek_errx(FEK_EX_SOFTWARE, "out of memory");
@@ -200,6 +215,7 @@ add_histogram(struct input *in, struct fek_reader *r, struct fek_header *h)
 	static double rows[2 * CHUNK_ROWS];
 	int32_t extra[2];		/* a row past ROWS, if any */
 	double n = 0, ineff = 1, tau;
+	double acc[FEK_BIAS_ACC(FEK_MAXDIM)] = { 0 };
 	long long k, row = 0;
 	long got;
 	int packed;
@@ -235,6 +251,7 @@ add_histogram(struct input *in, struct fek_reader *r, struct fek_header *h)
 	in->section[p->nwin] = r->section;
 	in->sname[p->nwin] = in->name;
 	in->pk_at[p->nwin] = NULL;
+	in->tobuild[p->nwin] = 0;
 	if (in->keep)
 		p->hist_start[p->nwin] = in->nnz;
 	/* i32 pairs (what histogram and sample-gen write), whole sections as
@@ -282,6 +299,8 @@ add_histogram(struct input *in, struct fek_reader *r, struct fek_header *h)
 				wham_overlap_add(&in->ov, p->nwin, b);
 			p->counts[b] += c;
 			n += c;
+			if (p->mean != NULL)
+				fek_bias_mean_add(&g, &win, b, c, acc);
 		}
 		row += got;
 	}
@@ -295,6 +314,9 @@ add_histogram(struct input *in, struct fek_reader *r, struct fek_header *h)
 	p->win[p->nwin] = win;
 	p->n[p->nwin] = n;
 	p->ineff[p->nwin] = ineff;
+	if (p->mean != NULL)
+		fek_bias_mean_end(&g, &win, acc, n, p->mean + p->nwin * g.ndim,
+		    p->edge + p->nwin * g.ndim);
 	p->nwin++;
 }
 
@@ -333,17 +355,35 @@ lnc_row(struct input *in, long h)
 }
 
 /* The last histogram came without a logbias section: its harmonic bias
- * from its WINDOW key, as bias-build would write it. */
+ * will be built from its WINDOW key (build_biases), as bias-build would
+ * write it. */
 static void
 build_bias(struct input *in)
 {
-	struct wham_problem *p = &in->p;
-	long h = in->nbias;
-
-	fek_bias_log_factors(&p->grid, &p->win[h], 1.0 /
-	    (fek_kb(in->energy) * p->temp), in->how, lnc_row(in, h));
+	(void)lnc_row(in, in->nbias);
+	in->tobuild[in->nbias] = 1;
 	in->nbias++;
 	in->built++;
+}
+
+/* The bias rows build_bias put aside, once every window's mean is known
+ * (-w; ingest_packed sums the means of the windows read whole). */
+static void
+build_biases(struct input *in)
+{
+	struct wham_problem *p = &in->p;
+	double beta = 1.0 / (fek_kb(in->energy) * p->temp);
+	long h;
+
+	if (in->built == 0)
+		return;
+#pragma omp parallel for schedule(dynamic, 16)
+	for (h = 0; h < p->nwin; h++)
+		if (in->tobuild[h])
+			fek_bias_log_factors(&p->grid, &p->win[h], beta,
+			    in->how, p->mean ? p->mean + h * p->grid.ndim :
+			    NULL, p->edge ? p->edge + h * p->grid.ndim : NULL,
+			    p->lnc + h * p->lnc_stride);
 }
 
 static void
@@ -492,7 +532,7 @@ add_windows(struct input *in, struct fek_reader *r, struct fek_header *h)
 		fek_errx(FEK_EX_DATA, "%s: section %ld: %lld windows, but the "
 		    "pooled histogram says WINDOWS %ld", r->name, r->section, n,
 		    in->pool_win);
-	p->mean = fek_alloc((size_t)n * D, sizeof(double));
+	room_for_windows(in, n);	/* all at once: one lnc table */
 	for (w = 0; w < n; w++) {
 		const double *row = rows + w * h->ncols;
 		struct fek_window *win;
@@ -529,16 +569,9 @@ add_windows(struct input *in, struct fek_reader *r, struct fek_header *h)
 		in->pk_at[p->nwin] = NULL;
 		total += row[cn];
 		p->nwin++;
+		build_bias(in);		/* built later, in build_biases */
 	}
 	free(rows);
-	/* the biases, window-parallel into one table */
-	(void)lnc_row(in, p->nwin - 1);
-#pragma omp parallel for schedule(static)
-	for (w = 0; w < n; w++)
-		fek_bias_log_factors(&p->grid, &p->win[w], 1.0 /
-		    (fek_kb(in->energy) * p->temp), in->how, p->lnc +
-		    w * p->lnc_stride);
-	in->nbias = in->built = p->nwin;
 	if (fabs(total - in->pool_total) > 1e-9 * total)
 		fek_errx(FEK_EX_DATA, "%s: section %ld: the windows' n add up "
 		    "to %.0f, the pooled counts to %.0f", r->name, r->section,
@@ -578,7 +611,7 @@ ingest_packed(struct input *in)
 #pragma omp for schedule(dynamic, 8)
 		for (hh = 0; hh < H; hh++) {
 			const int32_t *q = in->pk_at[hh];
-			double n = 0;
+			double n = 0, acc[FEK_BIAS_ACC(FEK_MAXDIM)] = { 0 };
 
 			bad[hh] = -1;
 			if (q == NULL)
@@ -596,6 +629,16 @@ ingest_packed(struct input *in)
 					fst[bi] = hh;
 			}
 			p->n[hh] = n;
+			if (p->mean == NULL || bad[hh] >= 0 || !(n > 0))
+				continue;
+			/* its mean, for -w: a second pass over pairs in
+			 * cache, off the first's critical path */
+			for (k = 0; k < in->pk_len[hh]; k++)
+				fek_bias_mean_add(&p->grid, &p->win[hh],
+				    q[2 * k], q[2 * k + 1], acc);
+			fek_bias_mean_end(&p->grid, &p->win[hh], acc, n,
+			    p->mean + hh * p->grid.ndim, p->edge + hh *
+			    p->grid.ndim);
 		}
 #pragma omp critical
 		for (bb = 0; bb < B; bb++) {
@@ -759,8 +802,7 @@ write_output(const struct input *in, const struct wham_result *res,
 	fek_hdr_add(&h, "TOL", "%.3e", o->tol);
 	fek_hdr_add(&h, "DEVICE", "%s", res->gpu ? "gpu" : "cpu");
 	if (in->built)
-		fek_hdr_add(&h, "BIASEVAL", "%s", in->how == FEK_BIAS_CENTRE ?
-		    "centre" : "average");
+		fek_hdr_add(&h, "BIASEVAL", "%s", fek_bias_eval_name(in->how));
 	if (sd)
 		fek_hdr_add(&h, "BOOTSTRAP", "%ld", res->trials);
 	fek_hdr_prov(&h, argc, argv);
@@ -859,7 +901,7 @@ main(int argc, char **argv)
 	fek_trace("start");
 	memset(&in, 0, sizeof in);
 	in.how = FEK_BIAS_CENTRE;
-	while ((c = getopt_long(argc, argv, "aB:cd:qs:Tv", longopts, NULL)) !=
+	while ((c = getopt_long(argc, argv, "aB:cd:qs:Tvw", longopts, NULL)) !=
 	    -1) {
 		switch (c) {
 		case 'a':
@@ -889,6 +931,9 @@ main(int argc, char **argv)
 			break;
 		case 'v':
 			verbose = 1;
+			break;
+		case 'w':
+			in.how = FEK_BIAS_WEIGHTED;
 			break;
 		case OPT_MAXITER:
 			nerr += fek_opt_long(optarg, 1, 1000000000L,
@@ -940,6 +985,7 @@ main(int argc, char **argv)
 	if (in.nbias != in.p.nwin)
 		build_bias(&in);
 	ingest_packed(&in);
+	build_biases(&in);
 	/* pooled input: its writer joined the windows (column group) */
 	if (!in.pool_sec && wham_overlap_check(&in.ov, &in.p) < 0)
 		fek_die();
@@ -955,8 +1001,8 @@ main(int argc, char **argv)
 		    o.gpu == 0 ? "cpu" : "auto");
 	if (verbose && in.built)
 		fprintf(stderr, "wham-gpu: the bias of %ld windows built from "
-		    "WINDOW (at the bin %s)\n", in.built, in.how ==
-		    FEK_BIAS_CENTRE ? "centres" : "averages");
+		    "WINDOW (BIASEVAL %s)\n", in.built,
+		    fek_bias_eval_name(in.how));
 	t_solve0 = fek_seconds();
 	if (wham_solve(&in.p, &o, &res) < 0)
 		fek_die();
