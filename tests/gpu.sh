@@ -54,6 +54,12 @@ sample-gen -p "$P2" -r -180:180:p -r -180:180:p -w g2.win -n 1000 -s "$SEED" -T 
     histogram -T -b 90 -b 90 > g2.hist
 bias-build < g2.hist > g2.fek
 cmp_devices grid2d g2.fek --solver lbfgs
+# the bias built in wham-gpu: weighted by each window's mean slope (-w;
+# one factor per axis, but rows no longer shared: the general path), and
+# from a pooled stream of the same windows
+cmp_devices grid2d-w g2.hist --solver lbfgs -w
+sample-gen -p "$P2" -r -180:180:p -r -180:180:p -w g2.win -n 1000 -s "$SEED" -b 90 -b 90 -P > g2.pool
+cmp_devices pooled2d g2.pool --solver lbfgs
 # the same data, one window split in two half-count sections: not a grid
 split_first_window g2.hist g2a.hist g2b.hist
 cat g2a.hist g2b.hist | bias-build > gen2.fek
