@@ -430,11 +430,12 @@ choose(const struct wham_problem *p, const struct wham_options *o)
 
 /* -d auto: the CPU time of the solve (or of ntrial bootstrap solves),
  * from the multiply-adds of a sweep (the mode products of the factorised
- * bias, or H x B) and of a Newton step's Hessian, at a throughput
- * measured on the thesis's 91^2 x 180^2 case (8.9 M multiply-adds and
- * 40 k exponentials a sweep in 1.2 ms on 2 cores, 2.2 ms on 16: more
- * threads do not help; bench/RESULTS.md). */
-#define CPU_MADD_S 4e9
+ * bias, or H x B) and of a Newton step's Hessian, at a throughput that
+ * brackets two measured cases (bench/RESULTS.md): 91^2 x 180^2, 8.9 M
+ * multiply-adds and 40 k exponentials a sweep, 1.2 ms on 2 cores and
+ * 2.2 ms on 16 (more threads do not help), 17 sweeps; 20^3 x 64^3, 15 M
+ * and 270 k, 9.2 ms on 16 cores, 57 sweeps. */
+#define CPU_MADD_S 2e9
 #define CPU_EXP_COST 20		/* multiply-adds an exp or log costs */
 
 static double
@@ -455,7 +456,7 @@ cpu_estimate(const struct solver *s, enum wham_solver which, long ntrial)
 	else
 		madd = 2.0 * f->H * (double)f->B;
 	madd += CPU_EXP_COST * ((double)f->B + f->H);
-	sweeps = which == WHAM_NEWTON ? 8 : which == WHAM_LBFGS ? 25 : 500;
+	sweeps = which == WHAM_NEWTON ? 8 : which == WHAM_LBFGS ? 40 : 500;
 	if (which == WHAM_NEWTON)
 		madd += (double)f->H * f->H * sampled_bins(s->p);
 	return (ntrial > 1 ? ntrial : 1) * sweeps * madd / CPU_MADD_S;
