@@ -117,6 +117,14 @@ write_samples(void *ctx, long window, const double *x, long n,
 	return 0;
 }
 
+/* A window none of whose samples fell inside the histogram grid. */
+static int
+empty_window(long window, double dropped)
+{
+	return fek_seterr(FEK_EX_DATA, "window %ld: no sample inside the "
+	    "histogram range (%.0f outside)", window, dropped);
+}
+
 /* Window i's histogram section header, as histogram(1) writes it (the
  * keys of the samples section, AXIS and BINS of the grid, NSAMPLES,
  * DROPPED), columns aside; -1 for a window with nothing in range. */
@@ -125,8 +133,7 @@ hist_header(struct out *o, struct fek_header *h, long window, long long nnz,
     double total, double dropped)
 {
 	if (total == 0)
-		return fek_seterr(FEK_EX_DATA, "window %ld: no sample inside "
-		    "the histogram range (%.0f outside)", window, dropped);
+		return empty_window(window, dropped);
 	if (dropped > 0)
 		fek_warnx("window %ld: %.0f of %.0f samples outside the "
 		    "histogram range, dropped", window, dropped,
@@ -210,28 +217,10 @@ pool_hist(void *ctx, long window, const double *rows, long long nnz,
 	struct out *o = ctx;
 
 	if (total == 0)
-		return fek_seterr(FEK_EX_DATA, "window %ld: no sample inside "
-		    "the histogram range (%.0f outside)", window, dropped);
+		return empty_window(window, dropped);
 	fek_pool_add(o->pool, window - o->first, rows, nnz, total, dropped);
 	progress(o, window - 1, props);
 	return 0;
-}
-
-static int
-pool_hist_pairs(void *ctx, long window, const unsigned int *pairs,
-    long long nnz, double total, double dropped, double props)
-{
-	struct out *o = ctx;
-	long long k;
-
-	if (2 * nnz > o->rows_cap) {
-		o->rows_cap = 2 * nnz + 64;
-		free(o->rows);
-		o->rows = fek_alloc((size_t)o->rows_cap, sizeof(double));
-	}
-	for (k = 0; k < 2 * nnz; k++)
-		o->rows[k] = pairs[k];
-	return pool_hist(ctx, window, o->rows, nnz, total, dropped, props);
 }
 
 /* -P on the device: the sums kernels/sample.cu pooled there. */
@@ -246,9 +235,7 @@ pool_device(void *ctx, const unsigned long long *count, const double *msum,
 
 	for (h = 0; h < p->nwin; h++)
 		if (total[h] == 0)
-			return fek_seterr(FEK_EX_DATA, "window %ld: no sample "
-			    "inside the histogram range (%.0f outside)",
-			    h + o->first, dropped[h]);
+			return empty_window(h + o->first, dropped[h]);
 	for (b = 0; b < p->grid->nbins; b++)
 		p->count[b] = (double)count[b];
 	memcpy(p->n, total, p->nwin * sizeof(double));
@@ -605,8 +592,9 @@ main(int argc, char **argv)
 		spec.last = last;
 		sink.ctx = &o;
 		sink.samples = write_samples;
+		/* pooled: the GPU's pairs come as rows (no hist_pairs) */
 		sink.hist = pooled ? pool_hist : write_hist;
-		sink.hist_pairs = pooled ? pool_hist_pairs : write_hist_pairs;
+		sink.hist_pairs = pooled ? NULL : write_hist_pairs;
 		if (pooled)
 			sink.pooled = pool_device;
 		if (fek_gpu_sample(&spec, &sink, &gst) < 0)
