@@ -28,6 +28,11 @@ long long fek_hist_nonzero(const struct fek_hist *h);
  * them exactly, i32 where every value fits, else i64 bins and f64 counts
  * (half the bytes of the stream for any grid under 2^31 bins). */
 struct fek_header;
+/* Exit 65 naming a histogram row (from 1) whose bin b is off a grid of
+ * nbins bins or whose count c is not a finite count >= 0: one message for
+ * every reader of histograms. */
+void	fek_hist_bad_row(const char *name, long section, long long row,
+	    double b, double c, long long nbins) __attribute__((noreturn));
 void	fek_hist_columns(struct fek_header *h, long long nbins,
 	    const double *rows, long long nnz);
 

@@ -75,10 +75,6 @@ fek_pool_free(struct fek_pool *p)
 	free(p->dropped);
 	free(p->mean);
 	free(p->group);
-	if (p->ov.owner != NULL) {
-		free(p->ov.parent);
-		free(p->ov.joined);
-		free(p->ov.owner);
-	}
+	wham_overlap_free(&p->ov);
 	memset(p, 0, sizeof *p);
 }

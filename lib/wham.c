@@ -810,10 +810,7 @@ wham_overlap_check(struct wham_overlap *ov, const struct wham_problem *p)
 		if (h >= ov->nwin || uf_find(ov->parent, h) !=
 		    uf_find(ov->parent, 0))
 			other = h;
-	free(ov->parent);
-	free(ov->joined);
-	free(ov->owner);
-	memset(ov, 0, sizeof *ov);
+	wham_overlap_free(ov);
 	if (other < 0)
 		return 0;
 	for (d = 0; d < p->grid.ndim; d++)
@@ -826,6 +823,15 @@ wham_overlap_check(struct wham_overlap *ov, const struct wham_problem *p)
 	    "(centre %s) share no sampled bin, directly or through other "
 	    "windows: their relative free energy is undefined (add windows "
 	    "between them or soften the springs)", c0, other + 1, c1);
+}
+
+void
+wham_overlap_free(struct wham_overlap *ov)
+{
+	free(ov->parent);
+	free(ov->joined);
+	free(ov->owner);
+	memset(ov, 0, sizeof *ov);
 }
 
 long
@@ -845,10 +851,7 @@ wham_overlap_groups(struct wham_overlap *ov, long nwin, long *group)
 		group[h] = first[r];
 	}
 	free(first);
-	free(ov->parent);
-	free(ov->joined);
-	free(ov->owner);
-	memset(ov, 0, sizeof *ov);
+	wham_overlap_free(ov);
 	return n;
 }
 

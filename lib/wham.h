@@ -104,6 +104,8 @@ int	wham_overlap_check(struct wham_overlap *ov,
 /* Instead of the check: per window the first (lowest) window of its
  * overlap group, and the number of groups; frees the tracker. */
 long	wham_overlap_groups(struct wham_overlap *ov, long nwin, long *group);
+/* The tracker's memory, unchecked. */
+void	wham_overlap_free(struct wham_overlap *ov);
 /* Solve Eqs. 3.1-3.2 to the fixed point: the largest residual
  * r_h = ln f_h(new) - ln f_h, the change one self-consistent sweep would
  * make (for iterate, the change it did make), below o->tol.  -1 with exit

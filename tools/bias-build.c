@@ -15,6 +15,7 @@
 
 #include "bias.h"
 #include "fek.h"
+#include "hist.h"
 #include "stream.h"
 
 static void
@@ -39,14 +40,9 @@ window_mean(const char *name, long section, const struct fek_grid *g,
 	for (k = 0; k < n; k++) {
 		double b = rows[2 * k], c = rows[2 * k + 1];
 
-		if (!(b >= 0 && b < g->nbins && b == floor(b)))
-			fek_errx(FEK_EX_DATA, "%s: section %ld: row %lld: bin "
-			    "%.0f outside 0..%lld", name, section, k + 1, b,
-			    g->nbins - 1);
-		if (!(c >= 0) || !isfinite(c))
-			fek_errx(FEK_EX_DATA, "%s: section %ld: row %lld: count "
-			    "%g is not a finite count >= 0", name, section,
-			    k + 1, c);
+		if (!(b >= 0 && b < g->nbins && b == floor(b)) ||
+		    !(c >= 0) || !isfinite(c))
+			fek_hist_bad_row(name, section, k + 1, b, c, g->nbins);
 		fek_bias_mean_add(g, win, (long long)b, c, acc);
 		total += c;
 	}

@@ -22,6 +22,7 @@
 
 #include "bias.h"
 #include "fek.h"
+#include "hist.h"
 #include "stream.h"
 #include "wham.h"
 
@@ -75,6 +76,22 @@ struct slab {
 
 #define SLAB_BYTES ((size_t)64 << 20)
 
+/* At least *bytes (rounded up to 2 MiB, the size returned) on huge pages
+ * where the kernel has them. */
+static void *
+huge_alloc(size_t *bytes)
+{
+	void *p;
+
+	*bytes = (*bytes + (2 << 20) - 1) / (2 << 20) * (2 << 20);
+	if (posix_memalign(&p, 2 << 20, *bytes) != 0)
+		fek_errx(FEK_EX_SOFTWARE, "out of memory");
+#ifdef MADV_HUGEPAGE
+	(void)madvise(p, *bytes, MADV_HUGEPAGE);
+#endif
+	return p;
+}
+
 static int32_t *
 slab_take(struct input *in, long long npairs)
 {
@@ -85,31 +102,13 @@ slab_take(struct input *in, long long npairs)
 		sl = fek_alloc(1, sizeof *sl);
 		bytes = (size_t)npairs * 8 > SLAB_BYTES ? (size_t)npairs * 8 :
 		    SLAB_BYTES;
-		bytes = (bytes + (2 << 20) - 1) / (2 << 20) * (2 << 20);
-		if (posix_memalign((void **)&sl->pairs, 2 << 20, bytes) != 0)
-			fek_errx(FEK_EX_SOFTWARE, "out of memory");
-#ifdef MADV_HUGEPAGE
-		(void)madvise(sl->pairs, bytes, MADV_HUGEPAGE);
-#endif
+		sl->pairs = huge_alloc(&bytes);
 		sl->cap = bytes / 8;
 		sl->next = in->slabs;
 		in->slabs = sl;
 	}
 	sl->used += npairs;
 	return sl->pairs + 2 * (sl->used - npairs);
-}
-
-/* A histogram row with a bin off the grid or a bad count: one message for
- * both readers (the streamed and the whole-section one). */
-static void __attribute__((noreturn))
-bad_row(const char *name, long section, long long row, double b, double c,
-    long long nbins)
-{
-	if (!(b >= 0 && b < nbins && b == floor(b)))
-		fek_errx(FEK_EX_DATA, "%s: section %ld: row %lld: bin %.0f "
-		    "outside 0..%lld", name, section, row, b, nbins - 1);
-	fek_errx(FEK_EX_DATA, "%s: section %ld: row %lld: count %g is not a "
-	    "finite count >= 0", name, section, row, c);
 }
 
 /* Room for got more kept rows (-B only). */
@@ -288,7 +287,7 @@ add_histogram(struct input *in, struct fek_reader *r, struct fek_header *h)
 
 			if (!(rows[2 * k] == (double)b) || b < 0 ||
 			    b >= g.nbins || !(c >= 0) || !isfinite(c))
-				bad_row(r->name, r->section, row + k + 1,
+				fek_hist_bad_row(r->name, r->section, row + k + 1,
 				    rows[2 * k], c, g.nbins);
 			if (in->keep) {
 				p->hist_bin[in->nnz] = b;
@@ -336,14 +335,8 @@ lnc_row(struct input *in, long h)
 	}
 	if (in->lnc_cap < in->cap) {	/* on huge pages, as the slabs */
 		size_t bytes = (size_t)in->cap * p->lnc_stride * sizeof(double);
-		double *t;
+		double *t = huge_alloc(&bytes);
 
-		bytes = (bytes + (2 << 20) - 1) / (2 << 20) * (2 << 20);
-		if (posix_memalign((void **)&t, 2 << 20, bytes) != 0)
-			fek_errx(FEK_EX_SOFTWARE, "out of memory");
-#ifdef MADV_HUGEPAGE
-		(void)madvise(t, bytes, MADV_HUGEPAGE);
-#endif
 		if (p->lnc != NULL)
 			memcpy(t, p->lnc, (size_t)in->lnc_cap * p->lnc_stride *
 			    sizeof(double));
@@ -477,7 +470,7 @@ add_pooled(struct input *in, struct fek_reader *r, struct fek_header *h)
 
 			if (!(rows[2 * k] == (double)b) || b < 0 ||
 			    b >= g.nbins || !(c >= 0) || !isfinite(c))
-				bad_row(r->name, r->section, row + k + 1,
+				fek_hist_bad_row(r->name, r->section, row + k + 1,
 				    rows[2 * k], c, g.nbins);
 			p->counts[b] += c;
 			in->pool_total += c;
@@ -537,7 +530,6 @@ add_windows(struct input *in, struct fek_reader *r, struct fek_header *h)
 		const double *row = rows + w * h->ncols;
 		struct fek_window *win;
 
-		room_for_windows(in, p->nwin + 1);
 		win = &p->win[p->nwin];
 		memset(win, 0, sizeof *win);
 		for (d = 0; d < D; d++) {
@@ -659,7 +651,7 @@ ingest_packed(struct input *in)
 		if (bad[bad_h] < 0)
 			fek_errx(FEK_EX_DATA, "%s: section %ld: window has no "
 			    "samples", in->sname[bad_h], in->section[bad_h]);
-		bad_row(in->sname[bad_h], in->section[bad_h], bad[bad_h] + 1,
+		fek_hist_bad_row(in->sname[bad_h], in->section[bad_h], bad[bad_h] + 1,
 		    q[0], q[1], B);
 	}
 	/* bins no summed window owns get their first packed window */
@@ -987,7 +979,9 @@ main(int argc, char **argv)
 	ingest_packed(&in);
 	build_biases(&in);
 	/* pooled input: its writer joined the windows (column group) */
-	if (!in.pool_sec && wham_overlap_check(&in.ov, &in.p) < 0)
+	if (in.pool_sec)
+		wham_overlap_free(&in.ov);
+	else if (wham_overlap_check(&in.ov, &in.p) < 0)
 		fek_die();
 	t_in = fek_seconds();
 	fek_trace("input read");
