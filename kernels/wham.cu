@@ -8,14 +8,19 @@
  * cost of a sweep).
  *
  * Window grid: the D mode products are small dense products (91 x 180 for
- * the thesis's largest case), one thread per output element.  Other window
- * sets: den[b1, r] = sum_h X_h C1[h, b1] K[h, r] one thread per bin, and
- * s_h = sum_b C1[h, b1] Q_b K[h, r] one block per window.  Reductions over
- * bins and windows run in one block (a few hundred thousand elements at
- * most).  Bins or windows whose scaled sums underflow are summed exactly in
- * log space by the same kernels, as on the CPU; on a window grid their
- * ln c_hb come from the per-axis tables, so the H x sum_d n_d table of the
- * input never goes to the device.
+ * the thesis's largest case).  Other window sets: den[b1, r] = sum_h
+ * C1[h, b1] X_h K[h, r] and T[h, b1] = sum_r K[h, r] Q[b1, r], s_h =
+ * sum_b1 C1[h, b1] T[h, b1]: two matrix products of H x n1 x R
+ * multiply-adds each (268 M on the thesis's largest case).  All of these
+ * products are one shared-memory tiled kernel, k_tile (64 x 64 tiles, 4 x
+ * 4 outputs a thread; the inner dimension split over blocks when the tiles
+ * alone would leave SMs idle, the splits' partial sums added in a fixed
+ * order, so results do not depend on scheduling).  The sums over bins run
+ * block by block, then one block combines the partials; those over
+ * windows run in one block.  Bins or windows whose scaled sums underflow
+ * are summed exactly in log space by the same kernels, as on the CPU; on a
+ * window grid their ln c_hb come from the per-axis tables, so the H x
+ * sum_d n_d table of the input never goes to the device.
  *
  * cuBLAS is not used: loading it costs about 0.3 s per process (measured:
  * libcublasLt is 540 MB), longer than a whole solve here.
@@ -58,8 +63,11 @@ struct gpu {
 	const struct wham_factors *f;
 	struct dims dm;
 	double *u, *a, *lnfn, *M, *lnN, *lnB, *cnt, *lnc, *lnp;
-	double *G, *T0, *T1, *C1, *K, *den, *s;
+	double *G, *T0, *T1, *C1, *K, *den, *s, *part;
 	long *perm;
+	int split_den, split_win;	/* inner-dimension splits */
+	struct part *pt;	/* k_normalise's partials, npart of them */
+	int npart;
 	struct scal *sc;
 	/* One evaluation is a CUDA graph (captured on the first call): u
 	 * up, the kernels, lnfn and the scalars down, through pinned host
@@ -194,45 +202,131 @@ k_scatter(struct dims dm, const double *a, const long *perm,
 		X[perm[h]] = sc->exact1 ? 0 : exp(a[h] - sc->A);
 }
 
-/* One mode product: out[c, i] = sum_j in[j, c] G(j, i), with G(j, i) =
- * G[j nb + i] towards bins, G[i nb + j] towards windows. */
-__global__ static void
-k_mode(const double *in, double *out, const double *G, long long C,
-    long from, long to, long nb, int to_bins)
-{
-	long long e = blockIdx.x * (long long)blockDim.x + threadIdx.x, c;
-	long i, j;
-	double s = 0;
+/*
+ * out[z][m, n] = sum over k in split z of A(m, k) w_k
+ * B(k, n), A(m, k) = A[k lda + m] (TA 0) or A[m lda + k] (TA 1), B(k, n)
+ * = B[k ldb + n] (TB 0) or B[n ldb + k] (TB 1), w NULL for none.  Block
+ * (x, y, z): the 64 x 64 tile (x, y) over split z's k range; thread (tx,
+ * ty) owns rows ty + 16 i and columns tx + 16 j, i, j < 4, so a warp's
+ * shared-memory reads are one broadcast (A) and one 128-byte row (B).
+ */
+#define TM 64		/* tile rows and columns */
+#define TK 16		/* inner step */
 
-	if (e >= C * to)
-		return;
-	c = e / to;
-	i = (long)(e % to);
-	if (to_bins)
-		for (j = 0; j < from; j++)
-			s += in[j * C + c] * G[j * nb + i];
-	else
-		for (j = 0; j < from; j++)
-			s += in[j * C + c] * G[i * nb + j];
-	out[e] = s;
+template <int TA, int TB>
+__global__ static void
+k_tile(const double *__restrict__ A, long lda, const double *__restrict__ Bm,
+    long ldb, const double *__restrict__ w, long M, long N, long Kd,
+    long kchunk, double *__restrict__ out)
+{
+	__shared__ double As[TK][TM + 1], Bs[TK][TM + 1];
+	int t = threadIdx.x, tx = t % 16, ty = t / 16, i, j, kk, l;
+	long m0 = blockIdx.x * (long)TM, n0 = blockIdx.y * (long)TM;
+	long k0 = blockIdx.z * kchunk, k1 = k0 + kchunk, k, m, n;
+	double acc[4][4] = { { 0 } }, a[4], b[4];
+
+	if (k1 > Kd)
+		k1 = Kd;
+	for (; k0 < k1; k0 += TK) {
+		for (l = 0; l < TK * TM / 256; l++) {
+			int e = t + 256 * l, ek, em;
+			double v = 0;
+
+			ek = TA ? e % TK : e / TM;	/* contiguous index */
+			em = TA ? e / TK : e % TM;	/* fastest in memory */
+			k = k0 + ek;
+			m = m0 + em;
+			if (k < k1 && m < M)
+				v = (TA ? A[m * lda + k] : A[k * lda + m]) *
+				    (w != NULL ? w[k] : 1.0);
+			As[ek][em] = v;
+			ek = TB ? e % TK : e / TM;
+			em = TB ? e / TK : e % TM;
+			k = k0 + ek;
+			n = n0 + em;
+			v = 0;
+			if (k < k1 && n < N)
+				v = TB ? Bm[n * ldb + k] : Bm[k * ldb + n];
+			Bs[ek][em] = v;
+		}
+		__syncthreads();
+		for (kk = 0; kk < TK; kk++) {
+			for (i = 0; i < 4; i++) {
+				a[i] = As[kk][ty + 16 * i];
+				b[i] = Bs[kk][tx + 16 * i];
+			}
+			for (i = 0; i < 4; i++)
+				for (j = 0; j < 4; j++)
+					acc[i][j] = fma(a[i], b[j], acc[i][j]);
+		}
+		__syncthreads();
+	}
+	out += blockIdx.z * M * N;
+	for (i = 0; i < 4; i++) {
+		m = m0 + ty + 16 * i;
+		for (j = 0; j < 4 && m < M; j++) {
+			n = n0 + tx + 16 * j;
+			if (n < N)
+				out[m * N + n] = acc[i][j];
+		}
+	}
 }
 
-/* General windows: den[b1, r] = sum_h X_h C1[h, b1] K[h, r]. */
+/* den = the sum of the splits' partial products, in split order. */
 __global__ static void
-k_den_general(struct dims dm, const double *X, const double *C1,
-    const double *K, double *den)
+k_splitsum(const double *part, int splits, long long MN, double *out)
 {
-	long long b = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-	long b1, r, h;
-	double s = 0;
+	long long e = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+	double v = 0;
+	int z;
 
-	if (b >= dm.B)
+	if (e >= MN)
 		return;
-	b1 = (long)(b / dm.R);
-	r = (long)(b % dm.R);
-	for (h = 0; h < dm.H; h++)
-		s += X[h] * C1[h * dm.n1 + b1] * K[h * dm.R + r];
-	den[b] = s;
+	for (z = 0; z < splits; z++)
+		v += part[z * MN + e];
+	out[e] = v;
+}
+
+/* s_h = sum_b1 C1[h, b1] T[h, b1], T the sum of the splits; a warp a
+ * window, lanes over b1, then a fixed-order shuffle tree. */
+__global__ static void
+k_rowdot(const double *part, int splits, long H, long n1, const double *C1,
+    double *s)
+{
+	long h = (blockIdx.x * (long)blockDim.x + threadIdx.x) / 32, i;
+	int lane = threadIdx.x % 32, z, o;
+	double v = 0, t;
+
+	if (h >= H)
+		return;
+	for (i = lane; i < n1; i += 32) {
+		t = 0;
+		for (z = 0; z < splits; z++)
+			t += part[(long long)z * H * n1 + h * n1 + i];
+		v += C1[h * n1 + i] * t;
+	}
+	for (o = 16; o > 0; o >>= 1)
+		v += __shfl_down_sync(0xffffffffu, v, o);
+	if (lane == 0)
+		s[h] = v;
+}
+
+/* How many splits of an inner dimension Kd keep about two blocks an SM
+ * busy when M x N gives `tiles` tiles (each split at least 8 steps). */
+static int
+splits_for(long tiles, long Kd, int sms)
+{
+	long s = (2L * sms + tiles - 1) / tiles, most = Kd / (8 * TK);
+
+	if (s > most)
+		s = most;
+	return s < 1 ? 1 : (int)s;
+}
+
+static long
+tiles_of(long n)
+{
+	return (n + TM - 1) / TM;
 }
 
 /* ln p~_b (Eq. 3.1 before normalising), exactly where needed. */
@@ -271,23 +365,33 @@ k_lnp(struct dims dm, const double *den, const double *lnB,
 	atomicAdd(&sc->nexact, 1ULL);
 }
 
-/* max, min, sum exp(ln p~ - max), sum B_b ln p~_b: ln Z and S. */
-__global__ static void
-k_normalise(struct dims dm, const double *lnp, const double *cnt,
-    double ntot, struct scal *sc)
-{
-	__shared__ double sh[RT];
-	double top = -HUGE_VAL, lo = HUGE_VAL, z = 0, sn = 0;
-	long long b;
+/* max, min, sum exp(ln p~ - max), sum B_b ln p~_b, block by block over
+ * contiguous slices of NPART-th of the bins: partials for k_normalise. */
+#define NPART 128
 
-	for (b = threadIdx.x; b < dm.B; b += blockDim.x)
+struct part {
+	double top, lo, z, sn;
+};
+
+__global__ static void
+k_norm_part(struct dims dm, const double *lnp, const double *cnt,
+    struct part *pt)
+{
+	__shared__ double sh[NT];
+	long long len = (dm.B + gridDim.x - 1) / gridDim.x, b;
+	long long b0 = blockIdx.x * len, b1 = b0 + len;
+	double top = -HUGE_VAL, lo = HUGE_VAL, z = 0, sn = 0;
+
+	if (b1 > dm.B)
+		b1 = dm.B;
+	for (b = b0 + threadIdx.x; b < b1; b += blockDim.x)
 		if (lnp[b] != -HUGE_VAL) {
 			top = fmax(top, lnp[b]);
 			lo = fmin(lo, lnp[b]);
 		}
 	top = block_max(top, sh);
 	lo = -block_max(-lo, sh);
-	for (b = threadIdx.x; b < dm.B; b += blockDim.x)
+	for (b = b0 + threadIdx.x; b < b1; b += blockDim.x)
 		if (lnp[b] != -HUGE_VAL) {
 			z += exp(lnp[b] - top);
 			sn += cnt[b] * lnp[b];
@@ -295,6 +399,34 @@ k_normalise(struct dims dm, const double *lnp, const double *cnt,
 	z = block_sum(z, sh);
 	sn = block_sum(sn, sh);
 	if (threadIdx.x == 0) {
+		pt[blockIdx.x].top = top;
+		pt[blockIdx.x].lo = lo;
+		pt[blockIdx.x].z = z;
+		pt[blockIdx.x].sn = sn;
+	}
+}
+
+/* The partials combined in a fixed order: ln Z and S. */
+__global__ static void
+k_normalise(int np, const struct part *pt, double ntot, struct scal *sc)
+{
+	__shared__ double sh[NPART];
+	int t = threadIdx.x;
+	double top = -HUGE_VAL, lo = HUGE_VAL, z = 0, sn = 0, mine;
+
+	if (t < np) {
+		top = pt[t].top;
+		lo = pt[t].lo;
+		sn = pt[t].sn;
+	}
+	mine = top;
+	top = block_max(top, sh);
+	lo = -block_max(-lo, sh);
+	if (t < np && mine != -HUGE_VAL)
+		z = pt[t].z * exp(mine - top);
+	z = block_sum(z, sh);
+	sn = block_sum(sn, sh);
+	if (t == 0) {
 		sc->top = top;
 		sc->blo = lo;
 		sc->lnz = top + log(z);
@@ -317,24 +449,6 @@ k_q(struct dims dm, double *lnp, double *Q, const struct scal *sc)
 	}
 	Q[b] = sc->exact2 ? 0 : exp(lnp[b] - sc->top);
 	lnp[b] -= sc->lnz;
-}
-
-/* General windows: s_h = sum_b C1[h, b1] Q_b K[h, r], a block a window. */
-__global__ static void
-k_win_general(struct dims dm, const double *Q, const double *C1,
-    const double *K, double *s)
-{
-	__shared__ double sh[NT];
-	long h = blockIdx.x;
-	long long b;
-	double v = 0;
-
-	for (b = threadIdx.x; b < dm.B; b += blockDim.x)
-		v += C1[h * dm.n1 + (long)(b / dm.R)] * Q[b] *
-		    K[h * dm.R + (long)(b % dm.R)];
-	v = block_sum(v, sh);
-	if (threadIdx.x == 0)
-		s[h] = v;
 }
 
 /* Eq. 3.2: lnfn_h, exactly where needed (one thread a window). */
@@ -376,6 +490,15 @@ blocks(long long n, int nt)
 	return (unsigned int)((n + nt - 1) / nt);
 }
 
+/* A split's share of an inner dimension, a whole number of steps. */
+static long
+chunk(long Kd, int splits)
+{
+	long c = (Kd + splits - 1) / splits;
+
+	return (c + TK - 1) / TK * TK;
+}
+
 /* The D mode products; the result's buffer. */
 static double *
 modes(struct gpu *g, double *in, double *other, int to_bins)
@@ -392,8 +515,15 @@ modes(struct gpu *g, double *in, double *other, int to_bins)
 		long to = to_bins ? f->nb[d] : f->nw[d];
 
 		C = size / from;
-		k_mode<<<blocks(C * to, NT), NT, 0, g->st>>>(src, dst, g->G +
-		    f->goff[d], C, from, to, f->nb[d], to_bins);
+		/* out[c, i] = sum_j in[j, c] G(j, i): M = C, K = from */
+		if (to_bins)
+			k_tile<0, 0><<<dim3(tiles_of(C), tiles_of(to)), 256, 0,
+			    g->st>>>(src, C, g->G + f->goff[d], f->nb[d], NULL,
+			    C, to, from, chunk(from, 1), dst);
+		else
+			k_tile<0, 1><<<dim3(tiles_of(C), tiles_of(to)), 256, 0,
+			    g->st>>>(src, C, g->G + f->goff[d], f->nb[d], NULL,
+			    C, to, from, chunk(from, 1), dst);
 		size = C * to;
 		t = src;
 		src = dst;
@@ -428,14 +558,21 @@ enqueue_eval(struct gpu *g)
 		X = g->s;	/* H doubles of scratch until Eq. 3.2 */
 		k_scatter<<<blocks(f->H, NT), NT, 0, st>>>(dm, g->a, g->perm,
 		    g->sc, X);
-		k_den_general<<<blocks(f->B, NT), NT, 0, st>>>(dm, X, g->C1,
-		    g->K, g->den);
+		MARK(g, "k_scatter");
+		k_tile<0, 0><<<dim3(tiles_of(f->n1), tiles_of(f->R),
+		    g->split_den), 256, 0, st>>>(g->C1, f->n1, g->K, f->R, X,
+		    f->n1, f->R, f->H, chunk(f->H, g->split_den), g->part);
+		MARK(g, "den product");
+		k_splitsum<<<blocks(f->B, NT), NT, 0, st>>>(g->part,
+		    g->split_den, f->B, g->den);
+		MARK(g, "den splits");
 		den = g->den;
 	}
 	k_lnp<<<blocks(f->B, NT), NT, 0, st>>>(dm, den, g->lnB, g->lnN, g->u,
 	    g->lnc, g->lnp, g->sc);
 	MARK(g, "k_lnp");
-	k_normalise<<<1, RT, 0, st>>>(dm, g->lnp, g->cnt, f->ntot, g->sc);
+	k_norm_part<<<g->npart, NT, 0, st>>>(dm, g->lnp, g->cnt, g->pt);
+	k_normalise<<<1, NPART, 0, st>>>(g->npart, g->pt, f->ntot, g->sc);
 	MARK(g, "k_normalise");
 	if (f->tensor) {
 		double *Q = den == g->T0 ? g->T1 : g->T0;
@@ -450,10 +587,18 @@ enqueue_eval(struct gpu *g)
 	} else {
 		k_q<<<blocks(f->B, NT), NT, 0, st>>>(dm, g->lnp, g->den,
 		    g->sc);
-		k_win_general<<<f->H, NT, 0, st>>>(dm, g->den, g->C1, g->K,
-		    g->s);
+		MARK(g, "k_q");
+		k_tile<1, 1><<<dim3(tiles_of(f->H), tiles_of(f->n1),
+		    g->split_win), 256, 0, st>>>(g->K, f->R, g->den, f->R,
+		    NULL, f->H, f->n1, f->R, chunk(f->R, g->split_win),
+		    g->part);
+		MARK(g, "window product");
+		k_rowdot<<<blocks(32 * f->H, NT), NT, 0, st>>>(g->part,
+		    g->split_win, f->H, f->n1, g->C1, g->s);
+		MARK(g, "window row sums");
 		k_lnfn<<<blocks(f->H, NT), NT, 0, st>>>(dm, g->s, NULL, g->M,
 		    g->lnp, g->lnc, g->lnfn, g->sc);
+		MARK(g, "k_lnfn");
 	}
 	cudaMemcpyAsync(g->hlnfn, g->lnfn, f->H * sizeof(double),
 	    cudaMemcpyDeviceToHost, st);
@@ -597,6 +742,7 @@ setup(struct gpu *g)
 	CARVE(&g->cnt, NULL, B * 8);
 	CARVE(&g->lnp, NULL, B * 8);
 	CARVE(&g->sc, NULL, sizeof(struct scal));
+	CARVE(&g->pt, NULL, NPART * sizeof(struct part));
 	if (f->tensor) {
 		for (d = 0; d < f->D; d++)
 			gsize += f->nw[d] * f->nb[d];
@@ -615,6 +761,9 @@ setup(struct gpu *g)
 		CARVE(&g->K, f->K, H * f->R * 8);
 		CARVE(&g->den, NULL, B * 8);
 		CARVE(&g->s, NULL, H * 8);
+		CARVE(&g->part, NULL, 8 * (g->split_den * B >
+		    g->split_win * H * f->n1 ? g->split_den * B :
+		    g->split_win * H * f->n1));
 	}
 #undef CARVE
 	for (i = 0; i < n; i++)
@@ -676,6 +825,20 @@ wham_gpu_backend(const struct wham_problem *p, const struct wham_factors *f,
 	g->dm.B = f->B;
 	g->dm.n1 = f->n1;
 	g->dm.R = f->R;
+	g->npart = (int)(f->B < NPART * (long long)NT ? (f->B + NT - 1) / NT :
+	    NPART);
+	if (!f->tensor) {
+		int dev = 0, sms = 132;
+
+		if (cudaGetDevice(&dev) != cudaSuccess ||
+		    cudaDeviceGetAttribute(&sms,
+		    cudaDevAttrMultiProcessorCount, dev) != cudaSuccess)
+			sms = 132;
+		g->split_den = splits_for(tiles_of(f->n1) * tiles_of(f->R),
+		    f->H, sms);
+		g->split_win = splits_for(tiles_of(f->H) * tiles_of(f->n1),
+		    f->R, sms);
+	}
 	if (setup(g) < 0) {
 		gpu_free(g);
 		return -1;

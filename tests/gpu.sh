@@ -41,11 +41,18 @@ cmp_devices() {
 
 P1='0.6*(1+cos(x*pi/180))+1.4*(1+cos(3*x*pi/180))'
 sample-gen -p "$P1" -r -180:180:p -g 60 -k 0.01 -n 3000 -s "$SEED" |
-    histogram -b 360 | bias-build > g1.fek
+    histogram -T -b 360 > g1.hist
+bias-build < g1.hist > g1.fek
 for s in iterate newton lbfgs; do
 	cmp_devices grid1d-$s g1.fek --solver $s
 done
 ok grid1d-path grep -q 'window grid' grid1d-lbfgs-gpu.err
+# one window split in two half-count sections: not a grid, so the
+# general path's products with one column (R = 1)
+split_first_window g1.hist g1a.hist g1b.hist
+cat g1a.hist g1b.hist | bias-build > gen1.fek
+cmp_devices general1d gen1.fek --solver lbfgs
+ok general1d-path grep -q 'general windows' general1d-gpu.err
 
 P2='0.3*(1+cos(x*pi/180))+0.7*(1+cos(3*x*pi/180))+0.3*(1+cos(y*pi/180))+0.7*(1+cos(3*y*pi/180))+0.3*cos((x-y)*pi/180)'
 awk 'BEGIN { for (i = 0; i < 19; i++) for (j = 0; j < 19; j++)
@@ -70,8 +77,12 @@ P3='0.5*(1+cos(x*pi/180))+0.5*(1+cos(y*pi/180))+0.5*(1+cos(z*pi/180))'
 awk 'BEGIN { for (i = 0; i < 6; i++) for (j = 0; j < 6; j++) for (k = 0; k < 6; k++)
     printf "%g %g %g 0.002 0.002 0.002\n", -180 + 60 * i, -180 + 60 * j, -180 + 60 * k }' > g3.win
 sample-gen -p "$P3" -r -180:180:p -r -180:180:p -r -180:180:p -w g3.win -n 500 -s "$SEED" |
-    histogram -b 24 -b 24 -b 24 | bias-build > g3.fek
+    histogram -b 24 -b 24 -b 24 > g3.hist
+bias-build < g3.hist > g3.fek
 cmp_devices grid3d g3.fek --solver lbfgs
+# -w in 3-D: general windows, products of 24 x 216 x 576
+cmp_devices general3d-w g3.hist --solver lbfgs -w
+ok general3d-w-path grep -q 'general windows' general3d-w-gpu.err
 
 # log space: T = 1 K, weights spanning e^950 (as in tests/wham.sh)
 KS=$(awk 'BEGIN { for (i = 0; i < 20; i++) printf "%s%.17g", i ? " " : "", 10 * 0.0019872042586408316 }')
