@@ -40,6 +40,9 @@
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_linalg.h>
 #include <gsl/gsl_randist.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "wham_backend.h"
 #include "../kernels/device.cuh"
@@ -561,6 +564,37 @@ wham_solve(const struct wham_problem *p, const struct wham_options *o,
 	return 0;
 }
 
+/* One bootstrap trial's redraw (trial t's own generator, the windows in
+ * order, so a trial's draw does not depend on how trials are batched):
+ * each window's histogram redrawn as a multinomial of its effective sample
+ * count n_h / g_h over its own bins' frequencies.  Out: hc (the windows'
+ * packed counts), n (their sample counts). */
+static void
+redraw(const struct wham_problem *p, unsigned long seed, long t, double *hc,
+    double *n, double *prob, unsigned int *draw)
+{
+	gsl_rng *rng = fek_rng_new(seed, (unsigned long long)t);
+	long h, k;
+
+	for (h = 0; h < p->nwin; h++) {
+		long long k0 = p->hist_start[h];
+		long nk = (long)(p->hist_start[h + 1] - k0);
+		double g = p->ineff ? p->ineff[h] : 1;
+		double neff = floor(p->n[h] / g + 0.5);
+
+		if (neff < 1)
+			neff = 1;
+		for (k = 0; k < nk; k++)
+			prob[k] = p->hist_count[k0 + k];
+		gsl_ran_multinomial(rng, (size_t)nk, (unsigned int)neff, prob,
+		    draw);
+		for (k = 0; k < nk; k++)
+			hc[k0 + k] = draw[k];
+		n[h] = neff;
+	}
+	gsl_rng_free(rng);
+}
+
 int
 wham_bootstrap(const struct wham_problem *p, const struct wham_options *o,
     long ntrial, unsigned long seed, struct wham_result *res)
@@ -568,11 +602,11 @@ wham_bootstrap(const struct wham_problem *p, const struct wham_options *o,
 	struct wham_problem q = *p;
 	struct solver s;
 	struct point x;
-	long long B = p->grid.nbins, b, k;
-	double *sum, *sum2, *fsum, *fsum2, *lnp, *prob;
-	long *nfin, h, t, it, maxk = 1;
+	long long B = p->grid.nbins, b, k, nnz = p->hist_start[p->nwin];
+	double *sum, *sum2, *fsum, *fsum2, *lnp, *prob, *bhc, *bn;
+	long *nfin, h, t, it, maxk = 1, j, nb;
 	unsigned int *draw;
-	int rc = 0;
+	int rc = 0, batch = 1;
 
 	if (p->hist_start == NULL)
 		return fek_seterr(FEK_EX_SOFTWARE, "bootstrap: the windows' "
@@ -585,8 +619,19 @@ wham_bootstrap(const struct wham_problem *p, const struct wham_options *o,
 	for (h = 0; h < p->nwin; h++)
 		if (p->hist_start[h + 1] - p->hist_start[h] > maxk)
 			maxk = (long)(p->hist_start[h + 1] - p->hist_start[h]);
-	prob = fek_alloc(maxk, sizeof(double));
-	draw = fek_alloc(maxk, sizeof(unsigned int));
+	/* Trials are redrawn a batch at a time, one per thread, then solved
+	 * in order: the redraws (GSL's binomials) cost as much as a solve. */
+#ifdef _OPENMP
+	batch = omp_get_max_threads();
+#endif
+	if (batch > ntrial)
+		batch = (int)ntrial;
+	if (batch < 1)
+		batch = 1;
+	prob = fek_alloc((size_t)batch * maxk, sizeof(double));
+	draw = fek_alloc((size_t)batch * maxk, sizeof(unsigned int));
+	bhc = fek_alloc((size_t)batch * nnz, sizeof(double));
+	bn = fek_alloc((size_t)batch * p->nwin, sizeof(double));
 	/* the problem's counts to start; the backend reads q's */
 	memcpy(q.counts, p->counts, (size_t)B * sizeof(double));
 	memcpy(q.n, p->n, p->nwin * sizeof(double));
@@ -596,6 +641,8 @@ wham_bootstrap(const struct wham_problem *p, const struct wham_options *o,
 		free(q.hist_count);
 		free(prob);
 		free(draw);
+		free(bhc);
+		free(bn);
 		return -1;
 	}
 	sum = fek_alloc((size_t)B, sizeof(double));
@@ -606,28 +653,21 @@ wham_bootstrap(const struct wham_problem *p, const struct wham_options *o,
 	lnp = fek_alloc((size_t)B, sizeof(double));
 	point_init(&x, s.H);
 	for (t = 0; t < ntrial && rc == 0; t++) {
-		gsl_rng *rng = fek_rng_new(seed, (unsigned long long)t);
-
-		memset(q.counts, 0, (size_t)B * sizeof(double));
-		for (h = 0; h < p->nwin; h++) {
-			long long k0 = p->hist_start[h];
-			long nk = (long)(p->hist_start[h + 1] - k0);
-			double g = p->ineff ? p->ineff[h] : 1;
-			double neff = floor(p->n[h] / g + 0.5);
-
-			if (neff < 1)
-				neff = 1;
-			for (k = 0; k < nk; k++)
-				prob[k] = p->hist_count[k0 + k];
-			gsl_ran_multinomial(rng, (size_t)nk,
-			    (unsigned int)neff, prob, draw);
-			for (k = 0; k < nk; k++) {
-				q.counts[p->hist_bin[k0 + k]] += draw[k];
-				q.hist_count[k0 + k] = draw[k];
-			}
-			q.n[h] = neff;
+		j = t % batch;
+		if (j == 0) {
+			nb = ntrial - t < batch ? ntrial - t : batch;
+#pragma omp parallel for schedule(static, 1) if (nb > 1)
+			for (j = 0; j < nb; j++)
+				redraw(p, seed, t + j, bhc + j * nnz, bn + j *
+				    p->nwin, prob + j * maxk, draw + j * maxk);
+			j = 0;
 		}
-		gsl_rng_free(rng);
+		memcpy(q.hist_count, bhc + j * nnz, (size_t)nnz *
+		    sizeof(double));
+		memcpy(q.n, bn + j * p->nwin, p->nwin * sizeof(double));
+		memset(q.counts, 0, (size_t)B * sizeof(double));
+		for (k = 0; k < nnz; k++)
+			q.counts[p->hist_bin[k]] += q.hist_count[k];
 		if (wham_check_overlap(&q) < 0) {
 			fek_seterr(FEK_EX_NUMERIC, "bootstrap trial %ld: the "
 			    "redrawn windows no longer overlap (too few "
@@ -697,6 +737,8 @@ wham_bootstrap(const struct wham_problem *p, const struct wham_options *o,
 	free(q.hist_count);
 	free(prob);
 	free(draw);
+	free(bhc);
+	free(bn);
 	free(sum);
 	free(sum2);
 	free(nfin);
