@@ -62,6 +62,7 @@ struct solver {
 	long sweeps, nexact;
 	int gpu;		/* the backend is the GPU's */
 	double cpu_est_s;	/* -1 (auto): the CPU time expected */
+	int handover;		/* Newton went on with L-BFGS */
 };
 
 /* The point u, its lnfn, gradient, objective and largest residual. */
@@ -400,7 +401,10 @@ solve_newton(struct solver *s, struct point *x)
 			break;
 		}
 		if (rc > 0) {	/* the quadratic model is no use here */
-			long more = solve_lbfgs(s, x);
+			long more;
+
+			s->handover = 1;
+			more = solve_lbfgs(s, x);
 
 			it = more < 0 ? -1 : it + more;
 			break;
@@ -549,6 +553,7 @@ wham_solve(const struct wham_problem *p, const struct wham_options *o,
 	s.be.lnp(s.be.ctx, res->lnp);
 	for (h = s.H - 1; h >= 0; h--)
 		res->lnf[h] -= res->lnf[0];
+	res->handover = s.handover;
 	res->iterations = it;
 	res->sweeps = s.sweeps;
 	res->maxdelta = x.delta;

@@ -69,6 +69,8 @@ struct wham_result {
 	int converged;
 	int logspace_bins;	/* bins/windows that needed the log path */
 	enum wham_solver solver;	/* the one used (auto resolved) */
+	int handover;		/* newton: went on with L-BFGS when its
+				 * line search found no lower A */
 	int tensor;		/* windows on a grid: per-axis products */
 	int gpu;		/* the sweeps ran on the GPU */
 	double cpu_est_s;	/* the CPU time -1 (auto) expected */

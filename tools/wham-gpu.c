@@ -787,7 +787,8 @@ write_output(const struct input *in, const struct wham_result *res,
 	for (k = 0; (v = fek_hdr_get(&in->first, "PROV", k)) != NULL; k++)
 		fek_hdr_add(&h, "PROV", "%s", v);
 	fek_hdr_add(&h, "WINDOWS", "%ld", p->nwin);
-	fek_hdr_add(&h, "SOLVER", "%s", wham_solver_name(res->solver));
+	fek_hdr_add(&h, "SOLVER", "%s%s", wham_solver_name(res->solver),
+	    res->handover ? "-lbfgs" : "");
 	fek_hdr_add(&h, "ITERATIONS", "%ld", res->iterations);
 	fek_hdr_add(&h, "SWEEPS", "%ld", res->sweeps);
 	fek_hdr_add(&h, "MAXDELTA", "%.3e", res->maxdelta);
@@ -1015,7 +1016,8 @@ main(int argc, char **argv)
 		    "|d ln f| = %.3e kT, %.3f s, %.3f ms per iteration "
 		    "(solver %s, %ld sweeps of %.3f ms, %s)%s\n",
 		    res.iterations, res.maxdelta, s, 1e3 * s /
-		    (res.iterations + 1), wham_solver_name(res.solver),
+		    (res.iterations + 1), res.handover ? "newton, then "
+		    "lbfgs" : wham_solver_name(res.solver),
 		    res.sweeps, 1e3 * s / res.sweeps, res.tensor ?
 		    "window grid" : "general windows", res.logspace_bins ?
 		    " (some sums in log space)" : "");
