@@ -35,6 +35,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <gsl/gsl_cblas.h>	/* OpenBLAS provides these */
 #include <gsl/gsl_errno.h>
@@ -435,6 +436,28 @@ choose(const struct wham_problem *p, const struct wham_options *o)
 	return WHAM_LBFGS;
 }
 
+/* --solver newton: its Hessian, the reduced copy that Cholesky factorises
+ * and the H x sampled-bin shares must fit in half of this machine's
+ * memory; refused (exit 64) before anything is allocated, rather than
+ * left to the kernel's out-of-memory killer. */
+static int
+newton_too_big(const struct wham_problem *p, const struct wham_options *o)
+{
+	double need, have;
+	long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+
+	if (o->solver != WHAM_NEWTON || pages <= 0 || size <= 0)
+		return 0;
+	need = 8.0 * ((double)p->nwin * p->nwin * 2 + (double)p->nwin *
+	    sampled_bins(p));
+	have = (double)pages * size;
+	if (need <= have / 2)
+		return 0;
+	return fek_seterr(FEK_EX_USAGE, "--solver newton: %ld windows need "
+	    "%.3g GB for the Hessian, more than half of this machine's %.3g "
+	    "GB; use --solver lbfgs", p->nwin, need / 1e9, have / 1e9);
+}
+
 /* -d auto: the CPU time of the solve (or of ntrial bootstrap solves),
  * from the multiply-adds of a sweep (the mode products of the factorised
  * bias, or H x B) and of a Newton step's Hessian, at a throughput that
@@ -532,6 +555,8 @@ wham_solve(const struct wham_problem *p, const struct wham_options *o,
 	long it, h;
 
 	memset(res, 0, sizeof *res);
+	if (newton_too_big(p, o) < 0)
+		return -1;
 	res->setup_s = fek_seconds();
 	if (solver_open(&s, p, o, 1) < 0)
 		return -1;

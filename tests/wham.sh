@@ -251,6 +251,13 @@ for s in iterate newton lbfgs; do
 		ok solver-$s-$e-key grep -qxE "#SOLVER $s(-lbfgs)?" $e-$s.out
 	done
 done
+# A forced Newton whose Hessian cannot fit (1e5 windows: 160 GB) is refused
+# before anything is allocated, with nothing written.
+awk 'BEGIN { for (i = 0; i < 100000; i++) printf "%g 0.001\n", (i % 100) / 100 }' > wbig.txt
+sample-gen -q -p '0*x' -r 0:1 -w wbig.txt -n 1 -b 1 -s 1 -P > big.fek
+t newton-too-big 64 'wham-gpu -d cpu --solver newton big.fek > big.out'
+ok newton-too-big-msg grep -q 'need 160 GB for the Hessian' newton-too-big.err
+ok newton-too-big-empty test ! -s big.out
 ok path-grid-1d grep -q 'window grid' solver-lbfgs-ex1.err
 ok path-general-2d grep -q 'general windows' solver-lbfgs-ex2.err
 
