@@ -985,6 +985,7 @@ fek_begin_section(struct fek_writer *w, const struct fek_header *h)
 	w->ncols = h->ncols;
 	w->rows = h->rows;
 	w->written = 0;
+	w->blank_every = 0;
 	w->open = 1;
 	w->block_rows = 0;
 	if (!w->text) {
@@ -1124,9 +1125,15 @@ text_rows(struct fek_writer *w, const double *rows, long n)
 		for (i = 0; i < m; i++)
 			len[i] = fmt_row(w, rows + (i0 + i) * w->ncols,
 			    buf + i * slot);
-		for (i = 0; i < m; i++)
+		for (i = 0; i < m; i++) {
+			long long at = w->written + i0 + i;
+
+			if (w->blank_every > 0 && at > 0 &&
+			    at % w->blank_every == 0)
+				putc('\n', w->fp);
 			if (fwrite(buf + i * slot, 1, len[i], w->fp) != len[i])
 				break;
+		}
 		if (i < m)
 			break;
 	}

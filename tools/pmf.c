@@ -74,7 +74,7 @@ main(int argc, char **argv)
 	double temp, *rows, *lnp, *sd = NULL, *marg, *F, *sdF = NULL, *row, kT;
 	double z[FEK_MAXDIM];
 	long long nb, b, zb = -1;
-	long idx[FEK_MAXDIM], run;
+	long idx[FEK_MAXDIM];
 	int c, nerr = 0, binary = 0, keep[FEK_MAXDIM], nkeep, d, k, rc;
 	int clnp = 0, csd = -1, ncol, nc;
 
@@ -186,6 +186,7 @@ main(int argc, char **argv)
 		free(sd);
 		sd = NULL;
 	}
+	fek_trace("input read");
 	og = g;
 	og.ndim = nkeep;
 	og.nbins = 1;
@@ -239,12 +240,14 @@ main(int argc, char **argv)
 	fek_writer_init(&w, stdout, !binary);
 	if (fek_begin_section(&w, &out) < 0)
 		fek_die();
-	/* a run of the last axis at a time, a blank line between runs */
-	run = og.ax[og.ndim - 1].nbins;
+	/* all rows in one call (formatted in parallel), a blank line
+	 * between runs of the last axis */
+	if (og.ndim > 1)
+		w.blank_every = og.ax[og.ndim - 1].nbins;
 	nc = og.ndim + 1 + (sdF != NULL);
-	row = fek_alloc((size_t)run * nc, sizeof(double));
+	row = fek_alloc((size_t)og.nbins * nc, sizeof(double));
 	for (b = 0; b < og.nbins; b++) {
-		double *r = row + (b % run) * nc;
+		double *r = row + b * nc;
 
 		fek_grid_unflatten(&og, b, idx);
 		for (k = 0; k < og.ndim; k++)
@@ -252,13 +255,9 @@ main(int argc, char **argv)
 		r[og.ndim] = F[b];
 		if (sdF)
 			r[og.ndim + 1] = sdF[b];
-		if ((b + 1) % run == 0) {
-			if (og.ndim > 1 && b + 1 > run)
-				fek_write_blank(&w);
-			if (fek_write_rows(&w, row, run) < 0)
-				fek_die();
-		}
 	}
+	if (fek_write_rows(&w, row, og.nbins) < 0)
+		fek_die();
 	if (fek_end_section(&w) < 0)
 		fek_die();
 	fek_trace("output closed");
