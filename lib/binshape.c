@@ -186,9 +186,13 @@ smooth_chi2(double t, void *arg)
 }
 
 /* Smooth lw->y (n points, weights lw->w) into lw->z by the discrepancy
- * principle, counting the residuals of [c0, c1) against c1 - c0. */
+ * principle, counting the residuals of [c0, c1) against c1 - c0.  *tp is
+ * the penalty's ln(lambda / max w): NaN to find it (and keep it there),
+ * -inf for none.  The rounds fit one line many times; the noise is the
+ * counts', which do not change, so the penalty found in the first is kept
+ * and the rounds stay a smooth map of ln p. */
 static void
-smooth(struct line_work *lw, long n, long c0, long c1)
+smooth(struct line_work *lw, long n, long c0, long c1, double *tp)
 {
 	struct smooth_call sc = { lw, n, c0, c1, 0, (double)(c1 - c0), 0 };
 	const double tmin = -40, tmax = 4 * log(SMOOTH_LEN);
@@ -204,15 +208,22 @@ smooth(struct line_work *lw, long n, long c0, long c1)
 	for (i = 0; i < n; i++)
 		if (lw->w[i] < WEIGHT_FLOOR * sc.wmax)
 			lw->w[i] = WEIGHT_FLOOR * sc.wmax;
-	if (n < 5 || !(sc.wmax > 0)) {
+	if (n < 5 || !(sc.wmax > 0) || *tp == -HUGE_VAL) {
 		memcpy(lw->z, lw->y, n * sizeof(double));
 		return;
 	}
+	if (!isnan(*tp)) {		/* found in an earlier round */
+		if (smooth_chi2(*tp, &sc), sc.failed)
+			memcpy(lw->z, lw->y, n * sizeof(double));
+		return;
+	}
 	/* the most smoothing allowed fits within the noise: take it */
+	*tp = tmax;
 	if (smooth_chi2(tmax, &sc) <= 0 && !sc.failed)
 		return;
 	sc.failed = 0;
 	if (smooth_chi2(tmin, &sc) >= 0) {	/* (y is z to rounding) */
+		*tp = -HUGE_VAL;
 		memcpy(lw->z, lw->y, n * sizeof(double));
 		return;
 	}
@@ -229,6 +240,7 @@ smooth(struct line_work *lw, long n, long c0, long c1)
 		}
 	gsl_root_fsolver_free(rs);
 	sc.failed = 0;
+	*tp = t;
 	(void)smooth_chi2(t, &sc);	/* z at the root */
 	if (sc.failed)
 		memcpy(lw->z, lw->y, n * sizeof(double));
@@ -304,11 +316,12 @@ run_coef(const struct line_work *lw, long n, long k, double h, int cyclic,
 }
 
 /* The shape coefficients of one line of axis d (n bins at lnp[base + i *
- * stride]) into coef[(base + i * stride) * NCOEF ...]. */
+ * stride]) into coef[(base + i * stride) * NCOEF ...]; pen[] holds each
+ * run's smoothing penalty at its first bin (smooth()). */
 static void
 fit_line(const struct wham_problem *p, int d, long long base,
     long long stride, const double *lnp, double ginv, struct line_work *lw,
-    double *coef)
+    double *coef, double *pen)
 {
 	const struct fek_axis *ax = &p->grid.ax[d];
 	long n = ax->nbins, i, k, start, len, m;
@@ -330,7 +343,7 @@ fit_line(const struct wham_problem *p, int d, long long base,
 			lw->y[k] = lnp[b];
 			lw->w[k] = p->counts[b] * ginv;
 		}
-		smooth(lw, 3 * n, n, 2 * n);
+		smooth(lw, 3 * n, n, 2 * n, &pen[base]);
 		memmove(lw->z, lw->z + n, n * sizeof(double));
 		spline_second(lw, n, h, 1);
 		for (k = 0; k < n; k++)
@@ -369,7 +382,7 @@ fit_line(const struct wham_problem *p, int d, long long base,
 		}
 		if (m < 3)
 			continue;
-		smooth(lw, m, 0, m);
+		smooth(lw, m, 0, m, &pen[base + i0 * stride]);
 		spline_second(lw, m, h, 0);
 		for (i = 0; i < m; i++)
 			run_coef(lw, m, i, h, 0, coef + (base + ((i0 + i) % n) *
@@ -388,9 +401,11 @@ axis_stride(const struct fek_grid *g, int d)
 	return s;
 }
 
-/* coef[d][b * NCOEF + k]: the shape of ln p along each axis in each bin. */
+/* coef[d][b * NCOEF + k]: the shape of ln p along each axis in each bin;
+ * pen[d], B values, the smoothing penalties (NaN until found). */
 static void
-fit_shape(const struct wham_problem *p, const double *lnp, double **coef)
+fit_shape(const struct wham_problem *p, const double *lnp, double **coef,
+    double **pen)
 {
 	const struct fek_grid *g = &p->grid;
 	double gbar = 0, ntot = 0;
@@ -417,7 +432,7 @@ fit_shape(const struct wham_problem *p, const double *lnp, double **coef)
 				    L % stride;
 
 				fit_line(p, d, base, stride, lnp, 1 / gbar, &lw,
-				    coef[d]);
+				    coef[d], pen[d]);
 			}
 			work_free(&lw);
 		}
@@ -889,7 +904,7 @@ wham_solve_spline(struct wham_problem *p, double beta,
 	struct wham_options oo = *o;
 	struct anderson aa;
 	gsl_error_handler_t *old;
-	double *coef[FEK_MAXDIM], *x, *lnf = NULL, change;
+	double *coef[FEK_MAXDIM], *pen[FEK_MAXDIM], *x, *lnf = NULL, change;
 	long long B = p->grid.nbins;
 	long r;
 	int d, rc = 0;
@@ -899,12 +914,18 @@ wham_solve_spline(struct wham_problem *p, double beta,
 	*rounds = 1;
 	x = fek_alloc((size_t)B, sizeof(double));
 	memcpy(x, res->lnp, (size_t)B * sizeof(double));
-	for (d = 0; d < p->grid.ndim; d++)
+	for (d = 0; d < p->grid.ndim; d++) {
+		long long b;
+
 		coef[d] = fek_alloc((size_t)B * NCOEF, sizeof(double));
+		pen[d] = fek_alloc((size_t)B, sizeof(double));
+		for (b = 0; b < B; b++)
+			pen[d][b] = NAN;
+	}
 	anderson_init(&aa, p, x);
 	old = gsl_set_error_handler_off();
 	for (r = 1; ; r++) {
-		fit_shape(p, x, coef);
+		fit_shape(p, x, coef, pen);
 		build_factors(p, beta, x, coef);
 		free(lnf);
 		lnf = res->lnf;
@@ -933,7 +954,9 @@ wham_solve_spline(struct wham_problem *p, double beta,
 	anderson_free(&aa);
 	free(lnf);
 	free(x);
-	for (d = 0; d < p->grid.ndim; d++)
+	for (d = 0; d < p->grid.ndim; d++) {
 		free(coef[d]);
+		free(pen[d]);
+	}
 	return rc;
 }
