@@ -21,14 +21,15 @@
 # Then -S (BIASEVAL spline, lib/binshape.c): the bias weighted by p's own
 # shape inside each bin, from a spline through the solution's ln p, solved
 # self-consistently.  Measured on the same histograms (kJ/mol):
-#   1-D quartic: 3.5e-7 at 100 bins, 2.1e-5 at 40 (a bin 5 sigma: -c 4.4),
-#     4.8e-4 at 20 (10 sigma: -c 19);
-#   1-D flat, windows on the open ends: 1.9e-6 at 100 bins;
-#   2-D at 40 x 16 (2 sigma): 0.0021 separable, 0.0023 not (-c at 160 x 64,
+#   1-D quartic: 4.3e-6 at 100 bins, 6.8e-5 at 40 (a bin 5 sigma: -c 4.4),
+#     4.9e-4 at 20 (10 sigma: -c 19);
+#   1-D flat, windows on the open ends: 5.0e-6 at 100 bins;
+#   2-D at 40 x 16 (2 sigma): 0.0019 separable, 0.0021 not (-c at 160 x 64,
 #     bins of a half sigma: 0.0049 and 0.0050; the smoothing of ln p, which
-#     takes these noise-free counts for 1e5 samples' worth, is most of it);
+#     takes these noise-free counts for 1e5 samples' worth, is most of it),
+#     at 80 x 32 0.0011 both;
 #   the thesis case (bins 0.74 sigma, the PMF curving up to 4x the spring):
-#     7.5e-4 kcal/mol against -c 0.050, -w 0.076;
+#     7.9e-4 kcal/mol against -c 0.050, -w 0.076;
 #   noisy fine bins (1000 bins, a bin sigma/5): the same as -c to 0.1%.
 # Limits sit well above -S and well below the next best (-w, or -c), so a
 # fall-back to either fails.
@@ -160,6 +161,15 @@ numcmp_files S-pooled-same ph.lnp pp.lnp 1e-9 1e-9
 # the bootstrap redraws with the converged factors
 t S-bootstrap 0 'wham-gpu -S -B 4 -T thn.fek > thn-B.txt'
 ok S-bootstrap-sd sh -c "grep -q '^#COL sd_lnp' thn-B.txt && grep -qx '#BIASEVAL spline' thn-B.txt"
+# the default, where no window comes with a logbias section
+t S-default 0 'wham-gpu -T q100.fek | grep -v "^#PROV" > def.txt && wham-gpu -S -T q100.fek | grep -v "^#PROV" > S.txt'
+same_file S-default-same def.txt S.txt
+# with logbias sections (here the first window's, through bias-build) the
+# default uses them and gives the others the centre values
+awk '/^#FEK/ { s++ } s == 1' q100.fek > first.fek
+awk '/^#FEK/ { s++ } s > 1' q100.fek > rest.fek
+t S-default-mixed 0 'bias-build -T first.fek | cat - rest.fek | wham-gpu -T > mixed.txt'
+ok S-default-mixed-centre grep -qx '#BIASEVAL centre' mixed.txt
 # threads do not change the answer
 t S-threads 0 'OMP_NUM_THREADS=1 wham-gpu -S -T sep.fek | grep -v "^#PROV" > s1.txt && OMP_NUM_THREADS=2 wham-gpu -S -T sep.fek | grep -v "^#PROV" > s2.txt'
 same_file S-threads-same s1.txt s2.txt

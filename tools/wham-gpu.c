@@ -901,11 +901,12 @@ main(int argc, char **argv)
 	enum fek_device dev = FEK_DEV_AUTO, use;
 	long trials = 0, seed = 1, rounds = 1;
 	int c, nerr = 0, text = 0, verbose = 0, quiet = 0, i, seed_given = 0;
+	int spline_asked = 0;
 
 	fek_setprogname(argv[0]);
 	fek_trace("start");
 	memset(&in, 0, sizeof in);
-	in.how = FEK_BIAS_CENTRE;
+	in.how = FEK_BIAS_SPLINE;	/* the default (-S) */
 	while ((c = getopt_long(argc, argv, "aB:cd:qSs:Tvw", longopts, NULL)) !=
 	    -1) {
 		switch (c) {
@@ -921,6 +922,7 @@ main(int argc, char **argv)
 			break;
 		case 'S':
 			in.how = FEK_BIAS_SPLINE;
+			spline_asked = 1;
 			break;
 		case 's':
 			nerr += fek_opt_long(optarg, 0, 0x7fffffffffffffffL,
@@ -992,10 +994,16 @@ main(int argc, char **argv)
 		fek_errx(FEK_EX_DATA, "no histogram sections in the input");
 	if (in.nbias != in.p.nwin)
 		build_bias(&in);
-	if (in.how == FEK_BIAS_SPLINE && in.built != in.p.nwin)
-		fek_errx(FEK_EX_DATA, "-S: the input holds logbias sections (-S "
-		    "builds every window's bias itself, from its WINDOW: leave "
-		    "out bias-build)");
+	/* the bin shape needs every window's factors: with logbias sections
+	 * in the input, those are used and the windows without one get the
+	 * centre values (bias-build's default); -S asked for is refused */
+	if (in.how == FEK_BIAS_SPLINE && in.built != in.p.nwin) {
+		if (spline_asked)
+			fek_errx(FEK_EX_DATA, "-S: the input holds logbias "
+			    "sections (-S builds every window's bias itself, "
+			    "from its WINDOW: leave out bias-build)");
+		in.how = FEK_BIAS_CENTRE;
+	}
 	ingest_packed(&in);
 	build_biases(&in);
 	/* pooled input: its writer joined the windows (column group) */
