@@ -77,9 +77,11 @@
  *
  * The integral: Gauss-Legendre (GSL's fixed 12-point table) in log space,
  * on each half bin, split where the minimum image jumps and cut into
- * pieces over which the exponent moves by at most 6 (12 points are then
- * exact to ~1e-12 relative), pieces that cannot matter (e^-40 of the rest)
- * left out (log_piece).
+ * pieces over which the exponent moves by at most 12 (12 points are then
+ * exact to ~1e-12 relative: the error of the n-point rule on e^{a t},
+ * |t| <= 1, is about a^{2n} 2^{2n+1} (n!)^4 / ((2n+1) ((2n)!)^3)), pieces
+ * that cannot matter (e^-40 of the rest) left out; a half bin over which
+ * it moves by less than 1 (fine bins) takes 4 points (~1e-9; log_piece).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -95,7 +97,7 @@
 
 #define NCOEF		4	/* per bin and axis: G, Q, C left, C right */
 #define GL_POINTS	12
-#define PIECE_RANGE	6.0	/* the exponent's largest move per piece */
+#define PIECE_RANGE	12.0	/* the exponent's largest move per piece */
 #define PIECES_MAX	256
 #define FOOT_KT		40.0	/* a window's weights: centre bias to -40 kT */
 #define FAR_KT		1000.0	/* past this the centre value (exp() gives 0) */
@@ -453,9 +455,15 @@ exponent(const double *c, double C, double bk, double D, double wrap,
 	return ((C * u + c[1]) * u + c[0]) * u - 0.5 * bk * (v * v - D * D);
 }
 
-/* Gauss-Legendre nodes and weights on [-1, 1] (GSL's fixed table). */
+/* Gauss-Legendre nodes and weights on [-1, 1] (GSL's fixed tables): the
+ * rule of the pieces, and a short one for intervals over which the
+ * exponent moves by less than SMALL_RANGE (exact there to ~1e-9). */
+#define GL_SHORT	4
+#define SMALL_RANGE	1.0
+
 struct gl_rule {
 	double x[GL_POINTS], w[GL_POINTS];
+	double xs[GL_SHORT], ws[GL_SHORT];
 };
 
 static void
@@ -463,11 +471,16 @@ gl_rule_init(struct gl_rule *gl)
 {
 	const gsl_integration_glfixed_table *tab =
 	    gsl_integration_glfixed_table_alloc(GL_POINTS);
+	const gsl_integration_glfixed_table *tab_short =
+	    gsl_integration_glfixed_table_alloc(GL_SHORT);
 	size_t j;
 
 	for (j = 0; j < GL_POINTS; j++)
 		gsl_integration_glfixed_point(-1, 1, j, &gl->x[j], &gl->w[j],
 		    tab);
+	for (j = 0; j < GL_SHORT; j++)
+		gsl_integration_glfixed_point(-1, 1, j, &gl->xs[j], &gl->ws[j],
+		    tab_short);
 }
 
 /* ln int_a^b exp(exponent(u)) du into the log-sum-exp (*top, *sum): cut
@@ -478,7 +491,7 @@ static void
 log_piece(const struct gl_rule *gl, double a, double b, const double *c,
     double C, double bk, double D, double wrap, double *top, double *sum)
 {
-	double len = b - a, curv, mid = 0.5 * (a + b), slope, l0;
+	double len = b - a, curv, mid = 0.5 * (a + b), slope, l0, range;
 	double mids[PIECES_MAX], best = -HUGE_VAL, e[GL_POINTS];
 	long np, j, q;
 
@@ -488,8 +501,27 @@ log_piece(const struct gl_rule *gl, double a, double b, const double *c,
 	 * exponent moves by at most |f'(mid)| len + curv len^2 / 8 */
 	curv = fabs(2 * c[1]) + 6 * fabs(C) * fmax(fabs(a), fabs(b)) + bk;
 	slope = c[0] + (2 * c[1] + 3 * C * mid) * mid - bk * (D + mid + wrap);
-	np = (long)ceil((fabs(slope) * len + curv * len * len / 8) /
-	    PIECE_RANGE);
+	range = fabs(slope) * len + curv * len * len / 8;
+	if (range < SMALL_RANGE) {	/* nearly flat: the short rule */
+		double hi = -HUGE_VAL, add = 0;
+
+		for (j = 0; j < GL_SHORT; j++) {
+			e[j] = exponent(c, C, bk, D, wrap, mid + 0.5 * len *
+			    gl->xs[j]);
+			if (e[j] > hi)
+				hi = e[j];
+		}
+		for (j = 0; j < GL_SHORT; j++)
+			add += gl->ws[j] * exp(e[j] - hi);
+		add *= 0.5 * len;
+		if (hi > *top) {
+			*sum = *sum * exp(*top - hi) + add;
+			*top = hi;
+		} else
+			*sum += add * exp(hi - *top);
+		return;
+	}
+	np = (long)ceil(range / PIECE_RANGE);
 	if (np < 1)
 		np = 1;
 	if (np > PIECES_MAX)
@@ -503,9 +535,9 @@ log_piece(const struct gl_rule *gl, double a, double b, const double *c,
 	for (q = 0; q < np; q++) {
 		double m = a + (q + 0.5) * l0, hi = -HUGE_VAL, add = 0;
 
-		/* within a piece the exponent is within PIECE_RANGE of its
-		 * middle's */
-		if (mids[q] + 2 * PIECE_RANGE < best - FOOT_KT)
+		/* within a piece the exponent is within PIECE_RANGE / 2 of
+		 * its middle's */
+		if (mids[q] + PIECE_RANGE < best - FOOT_KT)
 			continue;
 		for (j = 0; j < GL_POINTS; j++) {
 			e[j] = exponent(c, C, bk, D, wrap, m + 0.5 * l0 *
