@@ -21,7 +21,7 @@
 # Then -S (BIASEVAL spline, lib/binshape.c): the bias weighted by p's own
 # shape inside each bin, from a spline through the solution's ln p, solved
 # self-consistently.  Measured on the same histograms (kJ/mol):
-#   1-D quartic: 4.4e-6 at 100 bins, 1.9e-4 at 40 (a bin 5 sigma: -c 4.4),
+#   1-D quartic: 4.3e-6 at 100 bins, 6.8e-5 at 40 (a bin 5 sigma: -c 4.4),
 #     4.9e-4 at 20 (10 sigma: -c 19);
 #   1-D flat, windows on the open ends: 5.0e-6 at 100 bins;
 #   2-D at 40 x 16 (2 sigma): 0.0019 separable, 0.0021 not (-c at 160 x 64,
