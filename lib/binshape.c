@@ -938,7 +938,7 @@ anderson_step(struct anderson *aa, const struct wham_problem *p, double *x,
 int
 wham_solve_spline(struct wham_problem *p, double beta,
     const struct wham_options *o, const struct wham_spline_options *so,
-    struct wham_result *res, long *rounds)
+    struct wham_result *res, long *rounds, double *last_s)
 {
 	struct wham_options oo = *o;
 	struct anderson aa;
@@ -948,8 +948,10 @@ wham_solve_spline(struct wham_problem *p, double beta,
 	long r;
 	int d, rc = 0;
 
+	*last_s = fek_seconds();
 	if (wham_solve(p, &oo, res) < 0)
 		return -1;
+	*last_s = fek_seconds() - *last_s;
 	*rounds = 1;
 	x = fek_alloc((size_t)B, sizeof(double));
 	memcpy(x, res->lnp, (size_t)B * sizeof(double));
@@ -971,10 +973,12 @@ wham_solve_spline(struct wham_problem *p, double beta,
 		res->lnf = NULL;
 		wham_result_free(res);
 		oo.lnf0 = lnf;
+		*last_s = fek_seconds();
 		if (wham_solve(p, &oo, res) < 0) {
 			rc = -1;
 			break;
 		}
+		*last_s = fek_seconds() - *last_s;
 		*rounds = r + 1;
 		change = anderson_step(&aa, p, x, res->lnp);
 		if (so->report != NULL)

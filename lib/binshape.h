@@ -28,11 +28,12 @@ struct wham_spline_options {
  * WHAM (wham_solve, from the last round's ln f), fits the shape of ln p
  * and rebuilds every window's rows of p->lnc from it.  beta is 1/kT in
  * the energy unit of the springs.  On success res holds the last solve,
- * p->lnc the factors it used (a bootstrap then redraws with them), and
- * *rounds the number of solves.  -1 with fek_seterr as wham_solve, or
- * exit code 1 when the rounds do not settle within so->maxround. */
+ * p->lnc the factors it used (a bootstrap then redraws with them),
+ * *rounds the number of solves and *last_s the seconds of the last.  -1
+ * with fek_seterr as wham_solve, or exit code 1 when the rounds do not
+ * settle within so->maxround. */
 int	wham_solve_spline(struct wham_problem *p, double beta,
 	    const struct wham_options *o, const struct wham_spline_options *so,
-	    struct wham_result *res, long *rounds);
+	    struct wham_result *res, long *rounds, double *last_s);
 
 #endif

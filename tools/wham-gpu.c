@@ -897,7 +897,7 @@ main(int argc, char **argv)
 	struct wham_spline_options so = { 0, 100, NULL };
 	struct wham_result res;
 	struct input in;
-	double t_start, t_dev, t_in, t_solve0, t_solve, t_boot;
+	double t_start, t_dev, t_in, t_solve0, t_solve, t_boot, last_s = 0;
 	enum fek_device dev = FEK_DEV_AUTO, use;
 	long trials = 0, seed = 1, rounds = 1;
 	int c, nerr = 0, text = 0, verbose = 0, quiet = 0, i, seed_given = 0;
@@ -1032,7 +1032,7 @@ main(int argc, char **argv)
 		if (verbose)
 			so.report = report_round;
 		if (wham_solve_spline(&in.p, 1.0 / (fek_kb(in.energy) *
-		    in.p.temp), &o, &so, &res, &rounds) < 0)
+		    in.p.temp), &o, &so, &res, &rounds, &last_s) < 0)
 			fek_die();
 	} else if (wham_solve(&in.p, &o, &res) < 0)
 		fek_die();
@@ -1047,9 +1047,11 @@ main(int argc, char **argv)
 	if (verbose) {
 		double s = t_solve - t_solve0;
 
-		if (rounds > 1)
-			fprintf(stderr, "wham-gpu: -S: %ld solves; the last:\n",
-			    rounds);
+		if (rounds > 1) {
+			fprintf(stderr, "wham-gpu: -S: %ld solves in %.3f s; "
+			    "the last:\n", rounds, s);
+			s = last_s;
+		}
 		fprintf(stderr, "wham-gpu: converged in %ld iterations, max "
 		    "|d ln f| = %.3e kT, %.3f s, %.3f ms per iteration "
 		    "(solver %s, %ld sweeps of %.3f ms, %s)%s\n",
