@@ -196,6 +196,8 @@ fek_bias_eval_name(enum fek_bias_eval how)
 		return "average";
 	case FEK_BIAS_WEIGHTED:
 		return "weighted";
+	case FEK_BIAS_SPLINE:
+		return "spline";
 	default:
 		return "centre";
 	}
@@ -240,7 +242,7 @@ fek_bias_log_factors(const struct fek_grid *g, const struct fek_window *w,
 		for (i = 0; i < ax->nbins; i++) {
 			double dx;
 
-			if (how == FEK_BIAS_CENTRE) {
+			if (how == FEK_BIAS_CENTRE || how == FEK_BIAS_SPLINE) {
 				dx = fek_axis_delta(ax,
 				    fek_grid_centre(g, d, i), w->centre[d]);
 				out[k++] = -beta * 0.5 * w->spring[d] * dx * dx;

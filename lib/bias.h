@@ -46,10 +46,13 @@
 enum fek_bias_eval {
 	FEK_BIAS_AVERAGE,	/* averaged over the bin */
 	FEK_BIAS_CENTRE,	/* at the bin centre, Potgieter 2014 */
-	FEK_BIAS_WEIGHTED	/* weighted by p, its slope the window mean's */
+	FEK_BIAS_WEIGHTED,	/* weighted by p, its slope the window mean's */
+	FEK_BIAS_SPLINE		/* weighted by p's own shape in the bin,
+				 * self-consistently (binshape.h); here, its
+				 * start: the centre values */
 };
 
-/* The BIASEVAL key's value: centre, average or weighted. */
+/* The BIASEVAL key's value: centre, average, weighted or spline. */
 const char *fek_bias_eval_name(enum fek_bias_eval how);
 
 /* Rows of a logbias section: sum_d nbins_d values, axis after axis.

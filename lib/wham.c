@@ -565,7 +565,9 @@ wham_solve(const struct wham_problem *p, const struct wham_options *o,
 	res->cpu_est_s = s.cpu_est_s;
 	res->solver = choose(p, o);
 	res->tensor = s.f.tensor;
-	point_init(&x, s.H);	/* f_h = 1 to start */
+	point_init(&x, s.H);	/* f_h = 1 to start, or o->lnf0 */
+	if (o->lnf0 != NULL)
+		memcpy(x.u, o->lnf0, s.H * sizeof(double));
 	it = solver_run(&s, res->solver, &x);
 	if (it < 0) {
 		point_free(&x);

@@ -58,6 +58,9 @@ struct wham_options {
 				 * costs (wham_solve decides) */
 	long progress_every;	/* call progress every this many iterations */
 	void (*progress)(long iteration, double maxdelta);
+	const double *lnf0;	/* nwin: ln f_h to start from (an earlier
+				 * solution of a nearby problem), or NULL
+				 * for f_h = 1 */
 };
 
 struct wham_result {

@@ -22,9 +22,14 @@
  *            kJ/mol/nm^2, k_y = 65 kJ/mol/rad^2 (about 2 sigma apart);
  *   nonsep   2-D, sep plus the coupling 3 (x - 2) sin y;
  *   flat     1-D, F = 0 on [0, 10] nm, 101 windows at 0, 0.1, ... 10,
- *            k = 1000: windows cut in half by the ends of the axis.
+ *            k = 1000: windows cut in half by the ends of the axis;
+ *   thesis   1-D, the thesis case (Potgieter 2014, section 5.1; ENERGY
+ *            kcal/mol): F = 0.6(1+cos x)+1.4(1+cos 3x) on [-180, 180)
+ *            degrees (periodic), 7 windows at -180, -120, ... 180 (the
+ *            two ends the same point), k = 0.001 kcal/mol/deg^2, N = 4e5.
  * The histograms go to stdout as fek(5) text (bins within 0.8 nm of a
- * window's centre on x, all bins on y; counts below 1e-250 left out), the
+ * window's centre on x, all bins on y and in the thesis case; counts below
+ * 1e-250 left out), the
  * reference "x [y] F" (kJ/mol, zero at its minimum) to the file ref.
  * Exit 64 on bad arguments, 74 when a write fails.
  */
@@ -36,11 +41,12 @@
 #include <gsl/gsl_integration.h>
 
 #define KB	0.00831446261815324	/* kJ/mol/K */
+#define KB_KCAL	0.0019872042586408316	/* kcal/mol/K */
 #define TEMP	300.0
 #define NSAMP	1e5
 #define GL	16
 
-static int ncase2d;	/* 0 quartic, 1 sep, 2 nonsep, 3 flat */
+static int ncase2d;	/* 0 quartic, 1 sep, 2 nonsep, 3 flat, 4 thesis */
 
 static double
 pmf(double x, double y)
@@ -51,6 +57,9 @@ pmf(double x, double y)
 		return 20 * pow((x - 5) * (x - 5) / 6.25 - 1, 2);
 	if (ncase2d == 3)
 		return 0;
+	if (ncase2d == 4)
+		return 0.6 * (1 + cos(x * M_PI / 180)) + 1.4 * (1 + cos(3 * x *
+		    M_PI / 180));
 	f = 10 * pow((x - 2) * (x - 2) - 1, 2) + 4 * cos(y) + 2 * sin(2 * y);
 	if (ncase2d == 2)
 		f += 3 * (x - 2) * sin(y);
@@ -66,7 +75,8 @@ min_image(double d, double period)
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: binavg-gen quartic|flat|sep|nonsep nx [ny] ref\n");
+	fprintf(stderr, "usage: binavg-gen quartic|flat|thesis|sep|nonsep nx "
+	    "[ny] ref\n");
 	exit(64);
 }
 
@@ -76,8 +86,10 @@ main(int argc, char **argv)
 	const gsl_integration_glfixed_table *tab;
 	double lo[2], hi[2], k[2], wx, wy, beta = 1 / (KB * TEMP);
 	double gx[GL], gwx[GL], gy[GL], gwy[GL], *lw, top, z, fmin;
+	double reach = 0.8, nsamp = NSAMP;
 	long nw[2], nb[2] = { 1, 1 }, h0, h1, i, j, a, c, rows;
-	int D, periodic_y;
+	int D, periodic_y, periodic_x = 0;
+	const char *energy = "kJ/mol", *xunit = "nm";
 	FILE *ref;
 
 	if (argc < 4)
@@ -90,6 +102,8 @@ main(int argc, char **argv)
 		ncase2d = 2;
 	else if (strcmp(argv[1], "flat") == 0)
 		ncase2d = 3;
+	else if (strcmp(argv[1], "thesis") == 0)
+		ncase2d = 4;
 	else
 		usage();
 	D = ncase2d == 1 || ncase2d == 2 ? 2 : 1;
@@ -108,6 +122,15 @@ main(int argc, char **argv)
 	periodic_y = D == 2;
 	if (ncase2d == 3)	/* windows on the ends of the axis too */
 		nw[0] = 101;
+	if (ncase2d == 4) {	/* degrees, kcal/mol, every bin */
+		lo[0] = -180, hi[0] = 180, k[0] = 0.001, nw[0] = 7;
+		periodic_x = 1;
+		reach = 360;
+		nsamp = 4e5;
+		beta = 1 / (KB_KCAL * TEMP);
+		energy = "kcal/mol";
+		xunit = "deg";
+	}
 	wx = (hi[0] - lo[0]) / nb[0];
 	wy = (hi[1] - lo[1]) / nb[1];
 	tab = gsl_integration_glfixed_table_alloc(GL);
@@ -116,11 +139,12 @@ main(int argc, char **argv)
 		return 70;
 	for (h0 = 0; h0 < nw[0]; h0++)
 		for (h1 = 0; h1 < nw[1]; h1++) {
-			double cx = ncase2d == 3 ? lo[0] + 0.1 * h0 : lo[0] +
-			    (h0 + 0.5) * (hi[0] - lo[0]) / nw[0];
+			double cx = ncase2d == 3 ? lo[0] + 0.1 * h0 :
+			    ncase2d == 4 ? -180 + 60.0 * h0 : lo[0] + (h0 +
+			    0.5) * (hi[0] - lo[0]) / nw[0];
 			double cy = lo[1] + (h1 + 0.5) * (hi[1] - lo[1]) / nw[1];
-			long i0 = (long)floor((cx - 0.8 - lo[0]) / wx);
-			long i1 = (long)floor((cx + 0.8 - lo[0]) / wx);
+			long i0 = (long)floor((cx - reach - lo[0]) / wx);
+			long i1 = (long)floor((cx + reach - lo[0]) / wx);
 
 			if (i0 < 0)
 				i0 = 0;
@@ -135,9 +159,11 @@ main(int argc, char **argv)
 					double y = lo[1] + (j + 0.5) * wy;
 					double dy = periodic_y ? min_image(y -
 					    cy, hi[1] - lo[1]) : 0;
+					double dx = periodic_x ? min_image(x -
+					    cx, hi[0] - lo[0]) : x - cx;
 					double l = -beta * (pmf(x, y) + 0.5 *
-					    k[0] * (x - cx) * (x - cx) + 0.5 *
-					    k[1] * dy * dy);
+					    k[0] * dx * dx + 0.5 * k[1] * dy *
+					    dy);
 
 					if (l > top)
 						top = l;
@@ -167,11 +193,16 @@ main(int argc, char **argv)
 							double dy = D == 2 ?
 							    min_image(y - cy,
 							    hi[1] - lo[1]) : 0;
+							double dx =
+							    periodic_x ?
+							    min_image(x - cx,
+							    hi[0] - lo[0]) :
+							    x - cx;
 							double l = -beta *
 							    (pmf(x, y) + 0.5 *
-							    k[0] * (x - cx) *
-							    (x - cx) + 0.5 *
-							    k[1] * dy * dy);
+							    k[0] * dx * dx +
+							    0.5 * k[1] * dy *
+							    dy);
 
 							s += gwx[a] * (D == 2 ?
 							    gwy[c] : 1) *
@@ -182,7 +213,7 @@ main(int argc, char **argv)
 				}
 			for (i = i0; i <= i1; i++)
 				for (j = 0; j < nb[1]; j++)
-					if (NSAMP * lw[i * nb[1] + j] / z >
+					if (nsamp * lw[i * nb[1] + j] / z >
 					    1e-250)
 						rows++;
 			printf("#FEK 1\n#KIND histogram\n#ROWS %ld\n"
@@ -192,18 +223,19 @@ main(int argc, char **argv)
 			else
 				printf("#WINDOW %.17g %.17g %.17g %.17g\n", cx,
 				    cy, k[0], k[1]);
-			printf("#TEMP %g\n#ENERGY kJ/mol\n#AXIS x %.17g "
-			    "%.17g open nm\n", TEMP, lo[0], hi[0]);
+			printf("#TEMP %g\n#ENERGY %s\n#AXIS x %.17g %.17g "
+			    "%s %s\n", TEMP, energy, lo[0], hi[0], periodic_x ?
+			    "periodic" : "open", xunit);
 			if (D == 2)
 				printf("#AXIS y %.17g %.17g periodic rad\n"
 				    "#BINS %ld %ld\n", lo[1], hi[1], nb[0],
 				    nb[1]);
 			else
 				printf("#BINS %ld\n", nb[0]);
-			printf("#NSAMPLES %.0f\n#END\n", NSAMP);
+			printf("#NSAMPLES %.0f\n#END\n", nsamp);
 			for (i = i0; i <= i1; i++)
 				for (j = 0; j < nb[1]; j++) {
-					double v = NSAMP * lw[i * nb[1] + j] /
+					double v = nsamp * lw[i * nb[1] + j] /
 					    z;
 
 					if (v > 1e-250)

@@ -17,6 +17,22 @@
 #     0.0013.
 # Each limit sits between what -w gives and what -c gives, so that the test
 # fails if -w falls back to the centre value; and the bad inputs -w adds.
+#
+# Then -S (BIASEVAL spline, lib/binshape.c): the bias weighted by p's own
+# shape inside each bin, from a spline through the solution's ln p, solved
+# self-consistently.  Measured on the same histograms (kJ/mol):
+#   1-D quartic: 4.3e-6 at 100 bins, 6.8e-5 at 40 (a bin 5 sigma: -c 4.4),
+#     4.9e-4 at 20 (10 sigma: -c 19);
+#   1-D flat, windows on the open ends: 5.0e-6 at 100 bins;
+#   2-D at 40 x 16 (2 sigma): 0.0019 separable, 0.0021 not (-c at 160 x 64,
+#     bins of a half sigma: 0.0049 and 0.0050; the smoothing of ln p, which
+#     takes these noise-free counts for 1e5 samples' worth, is most of it),
+#     at 80 x 32 0.0011 both;
+#   the thesis case (bins 0.74 sigma, the PMF curving up to 4x the spring):
+#     7.9e-4 kcal/mol against -c 0.050, -w 0.076;
+#   noisy fine bins (1000 bins, a bin sigma/5): the same as -c to 0.1%.
+# Limits sit well above -S and well below the next best (-w, or -c), so a
+# fall-back to either fails.
 . "$(dirname "$0")/lib.sh"
 
 CC=${CC:-cc}
@@ -93,6 +109,71 @@ ok pk-one-near-average awk 'FNR == 1 { f = 0 } /^#KIND logbias/ { f++ } /^#/ { n
 	END { for (i = 1; i <= 24; i++) { d = v["pk-one.out", i] - v["pk-one-a.out", i]
 		if (v["pk-one-a.out", i] > -20 && (d > 0.5 || d < -0.5)) exit 1 } }' pk-one.out pk-one-a.out
 
+# ---- -S: p's own shape inside each bin, self-consistently ---------------------------
+# rmsd_u PROB REF UNIT CUT: rmsd_of in another unit and cutoff
+rmsd_u() {
+	pmf -u "$3" "$1" | rmsd -u "$3" -E "$3" -c "$4" -f "$2" | awk '$1 == "RMSD" { print $2 }'
+}
+t S-q100 0 'wham-gpu -S -v q100.fek > q100-S.prob 2> q100-S.log'
+le S-q100-rmsd "$(rmsd_of q100-S.prob q100.ref)" 1e-4
+ok S-q100-key sh -c "wham-gpu -S -T q100.fek | grep -qx '#BIASEVAL spline'"
+ok S-q100-rounds grep -q -- '-S round 3: ln p moved' q100-S.log
+t S-q40-gen 0 './bgen quartic 40 q40.ref > q40.fek'
+t S-q40 0 'wham-gpu -S q40.fek > q40-S.prob && wham-gpu -c q40.fek > q40-c.prob'
+le S-q40-rmsd "$(rmsd_of q40-S.prob q40.ref)" 1e-3
+ok S-q40-c-worse awk -v r="$(rmsd_of q40-c.prob q40.ref)" 'BEGIN { exit !(r > 1) }'
+t S-f100 0 'wham-gpu -S f100.fek > f100-S.prob'
+le S-f100-rmsd "$(rmsd_of f100-S.prob f100.ref)" 1e-4
+for cs in sep nonsep; do
+	t S-$cs 0 "wham-gpu -S $cs.fek > $cs-S.prob"
+	# 2 sigma bins at least as accurate as -c's bins of a half sigma
+	le S-$cs-rmsd "$(rmsd_of $cs-S.prob $cs.ref)" 0.004
+	t S-$cs-2 0 "wham-gpu -S $cs-2.fek > $cs-S2.prob"
+	le S-$cs-2-rmsd "$(rmsd_of $cs-S2.prob $cs-2.ref)" 0.003
+done
+# the thesis case, where -w loses to -c
+t S-thesis-gen 0 './bgen thesis 20 th.ref > th.fek'
+t S-thesis 0 'wham-gpu -S th.fek > th-S.prob && wham-gpu -c th.fek > th-c.prob && wham-gpu -w th.fek > th-w.prob'
+le S-thesis-rmsd "$(rmsd_u th-S.prob th.ref kcal 6kT)" 0.002
+ok S-thesis-c-worse awk -v r="$(rmsd_u th-c.prob th.ref kcal 6kT)" 'BEGIN { exit !(r > 0.04) }'
+ok S-thesis-w-worse awk -v r="$(rmsd_u th-w.prob th.ref kcal 6kT)" 'BEGIN { exit !(r > 0.06) }'
+# the same case sampled (20000 samples a window): -S removes -c's bias of
+# 0.05 kcal/mol and leaves the statistical error (about 0.012)
+TP='0.6*(1+cos(x*pi/180))+1.4*(1+cos(3*x*pi/180))'
+awk 'BEGIN { for (c = -180; c <= 180; c += 60) print c, 0.001 }' > thw.txt
+t_pipe S-thesis-noisy-gen 0 "sample-gen -q -p '$TP' -r -180:180:p -w thw.txt -n 20000 -t 300 -s 1 | histogram -q -b 20 > thn.fek"
+t S-thesis-noisy 0 'wham-gpu -S thn.fek > thn-S.prob && wham-gpu -c thn.fek > thn-c.prob'
+le S-thesis-noisy-rmsd "$(rmsd_u thn-S.prob th.ref kcal 6kT)" 0.025
+ok S-thesis-noisy-c-worse awk -v r="$(rmsd_u thn-c.prob th.ref kcal 6kT)" 'BEGIN { exit !(r > 0.04) }'
+# fine bins (a fifth of sigma) and sampling noise: the smoothing keeps -S
+# from sharpening the noise, so it does as well as -c (the bins' own error
+# is far below the noise there)
+t S-fine-gen 0 "awk 'BEGIN { for (i = 0; i < 100; i++) printf \"%.2f 1000\\n\", 0.05 + 0.1 * i }' > qw.txt && sample-gen -q -w qw.txt -p '20*((x-5)^2/6.25-1)^2' -E kJ -u nm -r 0:10 -n 20000 -t 300 -s 2 -b 1000 > fine.fek && ./bgen quartic 1000 fine.ref > /dev/null"
+t S-fine 0 'wham-gpu -S fine.fek > fine-S.prob && wham-gpu -c fine.fek > fine-c.prob'
+ok S-fine-as-c awk -v s="$(rmsd_of fine-S.prob fine.ref)" -v c="$(rmsd_of fine-c.prob fine.ref)" \
+    'BEGIN { exit !(s > 0 && c > 0 && s <= 1.01 * c) }'
+# pooled input (sample-gen -P: no per-window histograms) gives the same
+t_pipe S-pooled-gen 0 "sample-gen -q -p '$TP' -r -180:180:p -w thw.txt -n 5000 -t 300 -s 4 -b 20 -T > ph.txt && sample-gen -q -p '$TP' -r -180:180:p -w thw.txt -n 5000 -t 300 -s 4 -b 20 -P -T > pp.txt"
+t S-pooled 0 'wham-gpu -S -T ph.txt > ph.out && wham-gpu -S -T pp.txt > pp.out'
+awk '/^#FEK/ { s++ } s == 1 && !/^#/ && NF' ph.out > ph.lnp
+awk '/^#FEK/ { s++ } s == 1 && !/^#/ && NF' pp.out > pp.lnp
+numcmp_files S-pooled-same ph.lnp pp.lnp 1e-9 1e-9
+# the bootstrap redraws with the converged factors
+t S-bootstrap 0 'wham-gpu -S -B 4 -T thn.fek > thn-B.txt'
+ok S-bootstrap-sd sh -c "grep -q '^#COL sd_lnp' thn-B.txt && grep -qx '#BIASEVAL spline' thn-B.txt"
+# the default, where no window comes with a logbias section
+t S-default 0 'wham-gpu -T q100.fek | grep -v "^#PROV" > def.txt && wham-gpu -S -T q100.fek | grep -v "^#PROV" > S.txt'
+same_file S-default-same def.txt S.txt
+# with logbias sections (here the first window's, through bias-build) the
+# default uses them and gives the others the centre values
+awk '/^#FEK/ { s++ } s == 1' q100.fek > first.fek
+awk '/^#FEK/ { s++ } s > 1' q100.fek > rest.fek
+t S-default-mixed 0 'bias-build -T first.fek | cat - rest.fek | wham-gpu -T > mixed.txt'
+ok S-default-mixed-centre grep -qx '#BIASEVAL centre' mixed.txt
+# threads do not change the answer
+t S-threads 0 'OMP_NUM_THREADS=1 wham-gpu -S -T sep.fek | grep -v "^#PROV" > s1.txt && OMP_NUM_THREADS=2 wham-gpu -S -T sep.fek | grep -v "^#PROV" > s2.txt'
+same_file S-threads-same s1.txt s2.txt
+
 # ---- bad input --------------------------------------------------------------------
 hist1() {	# hist1 ROWS: a one-window histogram with these rows
 	printf '#FEK 1\n#KIND histogram\n#ROWS %d\n#COL bin i32 1\n#COL count f64 1\n#AXIS x 0 10 open nm\n#BINS 10\n#WINDOW 5 10\n#TEMP 300\n#ENERGY kJ/mol\n#END\n' "$(printf '%s\n' "$@" | grep -c .)"
@@ -111,3 +192,8 @@ t bb-off 65 'bias-build -w off.fek'
 ok bb-off-msg grep -q 'row 2: bin 10 outside 0..9' bb-off.err
 sed 's/^#COL count f64 1/#COL n f64 1/' neg.fek > cols.fek
 t bb-cols 65 'bias-build -w cols.fek'
+# -S builds every window's bias itself: logbias sections in the input are
+# refused, not silently dropped
+t S-logbias 65 'bias-build q100.fek | wham-gpu -S'
+ok S-logbias-msg grep -q -- '-S: the input holds logbias sections' S-logbias.err
+t S-empty 65 'wham-gpu -S empty.fek'

@@ -65,6 +65,8 @@ cmp_devices grid2d g2.fek --solver lbfgs
 # one factor per axis, but rows no longer shared: the general path), and
 # from a pooled stream of the same windows
 cmp_devices grid2d-w g2.hist --solver lbfgs -w
+# the bin shape (-S): rounds of solves, the later ones with general windows
+cmp_devices grid2d-S g2.hist --solver lbfgs -S
 sample-gen -p "$P2" -r -180:180:p -r -180:180:p -w g2.win -n 1000 -s "$SEED" -b 90 -b 90 -P > g2.pool
 cmp_devices pooled2d g2.pool --solver lbfgs
 # the same data, one window split in two half-count sections: not a grid

@@ -6,7 +6,9 @@
  * iteration, and Newton or L-BFGS on the likelihood of Zhu & Hummer 2012);
  * the sweeps on the CPU (lib/wham_cpu.c) or the GPU (kernels/wham.cu).
  * Histograms without a logbias section get their bias built here
- * (lib/bias.c), with -w from the window means read with the histograms.
+ * (lib/bias.c), with -w from the window means read with the histograms,
+ * with -S from p's own shape inside each bin, solved self-consistently
+ * (lib/binshape.c).
  */
 #include <sys/mman.h>
 
@@ -21,6 +23,7 @@
 #include <unistd.h>
 
 #include "bias.h"
+#include "binshape.h"
 #include "fek.h"
 #include "hist.h"
 #include "stream.h"
@@ -29,7 +32,7 @@
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: wham-gpu [-acTqvw] [-B trials] [-d cpu|gpu|auto] "
+	fprintf(stderr, "usage: wham-gpu [-acSTqvw] [-B trials] [-d cpu|gpu|auto] "
 	    "[-s seed] [--maxiter count]\n"
 	    "                [--solver auto|iterate|newton|lbfgs] [--tol kT] "
 	    "[file ...]\n");
@@ -45,7 +48,8 @@ struct input {
 	struct fek_header first;	/* keys carried to the output */
 	int have_first;
 	enum fek_unit energy;
-	enum fek_bias_eval how;		/* the bias built here (-a, -c, -w) */
+	enum fek_bias_eval how;		/* the bias built here (-a, -c, -S,
+					 * -w) */
 	unsigned char *tobuild;		/* per window: its bias built here */
 	int keep;			/* keep the histograms (-B) */
 	struct wham_overlap ov;
@@ -747,6 +751,14 @@ read_input(struct input *in, const char *path)
 	fek_reader_close(&r);
 }
 
+/* -v: each -S round's change of ln p */
+static void
+report_round(long round, double change)
+{
+	fprintf(stderr, "wham-gpu: -S round %ld: ln p moved %.3e kT\n", round,
+	    change);
+}
+
 /* Progress at 100, 200, ... 1000, 2000, ... 10000, 20000, ... sweeps. */
 static void
 progress(long it, double delta)
@@ -882,19 +894,21 @@ main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct wham_options o = { 1e-7, 1000000, WHAM_AUTO, 0, 0, NULL };
+	struct wham_options o = { 1e-7, 1000000, WHAM_AUTO, 0, 0, NULL, NULL };
+	struct wham_spline_options so = { 0, 100, NULL };
 	struct wham_result res;
 	struct input in;
-	double t_start, t_dev, t_in, t_solve0, t_solve, t_boot;
+	double t_start, t_dev, t_in, t_solve0, t_solve, t_boot, last_s = 0;
 	enum fek_device dev = FEK_DEV_AUTO, use;
-	long trials = 0, seed = 1;
+	long trials = 0, seed = 1, rounds = 1;
 	int c, nerr = 0, text = 0, verbose = 0, quiet = 0, i, seed_given = 0;
+	int spline_asked = 0;
 
 	fek_setprogname(argv[0]);
 	fek_trace("start");
 	memset(&in, 0, sizeof in);
-	in.how = FEK_BIAS_CENTRE;
-	while ((c = getopt_long(argc, argv, "aB:cd:qs:Tvw", longopts, NULL)) !=
+	in.how = FEK_BIAS_SPLINE;	/* the default (-S) */
+	while ((c = getopt_long(argc, argv, "aB:cd:qSs:Tvw", longopts, NULL)) !=
 	    -1) {
 		switch (c) {
 		case 'a':
@@ -906,6 +920,10 @@ main(int argc, char **argv)
 		case 'B':
 			nerr += fek_opt_long(optarg, 2, 100000000L, "-B",
 			    &trials);
+			break;
+		case 'S':
+			in.how = FEK_BIAS_SPLINE;
+			spline_asked = 1;
 			break;
 		case 's':
 			nerr += fek_opt_long(optarg, 0, 0x7fffffffffffffffL,
@@ -977,6 +995,16 @@ main(int argc, char **argv)
 		fek_errx(FEK_EX_DATA, "no histogram sections in the input");
 	if (in.nbias != in.p.nwin)
 		build_bias(&in);
+	/* the bin shape needs every window's factors: with logbias sections
+	 * in the input, those are used and the windows without one get the
+	 * centre values (bias-build's default); -S asked for is refused */
+	if (in.how == FEK_BIAS_SPLINE && in.built != in.p.nwin) {
+		if (spline_asked)
+			fek_errx(FEK_EX_DATA, "-S: the input holds logbias "
+			    "sections (-S builds every window's bias itself, "
+			    "from its WINDOW: leave out bias-build)");
+		in.how = FEK_BIAS_CENTRE;
+	}
 	ingest_packed(&in);
 	build_biases(&in);
 	/* pooled input: its writer joined the windows (column group) */
@@ -999,7 +1027,15 @@ main(int argc, char **argv)
 		    "WINDOW (BIASEVAL %s)\n", in.built,
 		    fek_bias_eval_name(in.how));
 	t_solve0 = fek_seconds();
-	if (wham_solve(&in.p, &o, &res) < 0)
+	if (in.how == FEK_BIAS_SPLINE) {
+		/* rounds until ln p moves by less than 1000 --tol */
+		so.tol = 1e3 * o.tol;
+		if (verbose)
+			so.report = report_round;
+		if (wham_solve_spline(&in.p, 1.0 / (fek_kb(in.energy) *
+		    in.p.temp), &o, &so, &res, &rounds, &last_s) < 0)
+			fek_die();
+	} else if (wham_solve(&in.p, &o, &res) < 0)
 		fek_die();
 	t_solve = fek_seconds();
 	fek_trace("solved");
@@ -1012,6 +1048,11 @@ main(int argc, char **argv)
 	if (verbose) {
 		double s = t_solve - t_solve0;
 
+		if (rounds > 1) {
+			fprintf(stderr, "wham-gpu: -S: %ld solves in %.3f s; "
+			    "the last:\n", rounds, s);
+			s = last_s;
+		}
 		fprintf(stderr, "wham-gpu: converged in %ld iterations, max "
 		    "|d ln f| = %.3e kT, %.3f s, %.3f ms per iteration "
 		    "(solver %s, %ld sweeps of %.3f ms, %s)%s\n",
