@@ -161,9 +161,14 @@ numcmp_files S-pooled-same ph.lnp pp.lnp 1e-9 1e-9
 # the bootstrap redraws with the converged factors
 t S-bootstrap 0 'wham-gpu -S -B 4 -T thn.fek > thn-B.txt'
 ok S-bootstrap-sd sh -c "grep -q '^#COL sd_lnp' thn-B.txt && grep -qx '#BIASEVAL spline' thn-B.txt"
-# the default, where no window comes with a logbias section
+# the default, where no window comes with a logbias section: -S for bins
+# of 2 sigma (q100), the centre values for bins of sigma/5 (fine.fek,
+# 0.01 nm against sqrt(kT/k) = 0.05 nm; -S gains nothing there, above)
 t S-default 0 'wham-gpu -T q100.fek | grep -v "^#PROV" > def.txt && wham-gpu -S -T q100.fek | grep -v "^#PROV" > S.txt'
 same_file S-default-same def.txt S.txt
+t S-default-fine 0 'wham-gpu -v -T fine.fek | grep -v "^#PROV" > def-fine.txt && wham-gpu -c -T fine.fek | grep -v "^#PROV" > c-fine.txt'
+same_file S-default-fine-centre def-fine.txt c-fine.txt
+ok S-default-fine-says grep -q 'bins of up to 0.2 window widths.*centre bias' S-default-fine.err
 # with logbias sections (here the first window's, through bias-build) the
 # default uses them and gives the others the centre values
 awk '/^#FEK/ { s++ } s == 1' q100.fek > first.fek

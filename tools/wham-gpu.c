@@ -883,6 +883,35 @@ write_output(const struct input *in, const struct wham_result *res,
 	fek_writer_free(&w);
 }
 
+/* The default bias: -S where some axis's bins are wider than COARSE_BIN
+ * window widths sigma = sqrt(kT/k) of its stiffest spring, else -c.  The
+ * centre bias's error grows about as the square of the bin width
+ * (noise-free, the 1-D quartic of scripts/bench-sampler-drift: 4e-4 kJ/mol
+ * at bins of sigma/5, 0.0062 at 0.8 sigma, 0.9 at 2 sigma): at half a
+ * sigma about 1e-3 kT, below a sampled PMF's noise, and -c costs one
+ * solve where -S costs 3 to 12. */
+#define COARSE_BIN 0.5
+
+static double
+bins_per_width(const struct wham_problem *p, double kT)
+{
+	double worst = 0;
+	long h;
+	int d;
+
+	for (d = 0; d < p->grid.ndim; d++) {
+		double kmax = 0;
+
+		for (h = 0; h < p->nwin; h++)
+			if (p->win[h].spring[d] > kmax)
+				kmax = p->win[h].spring[d];
+		if (kmax > 0 && fek_grid_width(&p->grid, d) /
+		    sqrt(kT / kmax) > worst)
+			worst = fek_grid_width(&p->grid, d) / sqrt(kT / kmax);
+	}
+	return worst;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -995,6 +1024,19 @@ main(int argc, char **argv)
 		fek_errx(FEK_EX_DATA, "no histogram sections in the input");
 	if (in.nbias != in.p.nwin)
 		build_bias(&in);
+	/* the default: the bin shape where bins are coarse, the centre
+	 * values (one solve) where they are fine */
+	if (in.how == FEK_BIAS_SPLINE && !spline_asked) {
+		double r = bins_per_width(&in.p, fek_kb(in.energy) *
+		    in.p.temp);
+
+		if (r <= COARSE_BIN)
+			in.how = FEK_BIAS_CENTRE;
+		if (verbose)
+			fprintf(stderr, "wham-gpu: bins of up to %.3g window "
+			    "widths sqrt(kT/k): %s\n", r, r <= COARSE_BIN ?
+			    "the centre bias (-c)" : "the bin shape (-S)");
+	}
 	/* the bin shape needs every window's factors: with logbias sections
 	 * in the input, those are used and the windows without one get the
 	 * centre values (bias-build's default); -S asked for is refused */
