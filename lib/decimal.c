@@ -22,10 +22,10 @@
  *    reciprocal multiplication of Eisel and Lemire, "Number parsing at a
  *    gigabyte per second", Softw. Pract. Exp. 51, 2021, reduced to the
  *    exponents here).  Q has 127 or 128 bits, 74 or 75 of them below the
- *    53 kept, so the rounding is decided by n r_k alone unless its bits
- *    below the kept ones lie within 2^64 under the half-way point (about
- *    one number in 2^10): then Q is computed exactly, as a 128 / 64-bit
- *    quotient with its remainder.
+ *    53 kept, so the high word of n r_k decides the rounding unless its
+ *    10 or 11 bits below the kept ones are the half-way pattern or one
+ *    less (about one number in 2^9): then Q is computed exactly, as a
+ *    128 / 64-bit quotient with its remainder.
  *
  * Everything is exact integer arithmetic until one final rounding, so the
  * result is the nearest double, ties to even: what glibc's strtod returns.
@@ -120,8 +120,8 @@ scale2(uint64_t mant, int e)
 static double
 exact_value(uint64_t m, int e)
 {
-	uint64_t n, mant;
-	u128 q;
+	uint64_t n, mant, hi, rem, half;
+	u128 q, num;
 	int s, sh, k = -e, w;
 
 	if (e >= 0) {
@@ -130,25 +130,23 @@ exact_value(uint64_t m, int e)
 	}
 	s = __builtin_clzll(m);
 	n = m << s;
-	q = (u128)n * pow5[k].r;
-	w = bits128(q) - 53;		/* 74 or 75 */
-	{
-		u128 rem = q & ((((u128)1) << w) - 1);
-		u128 half = ((u128)1) << (w - 1);
-
-		mant = (uint64_t)(q >> w);
-		if (rem > half)
-			mant++;
-		else if (rem + ((u128)1 << 64) > half) {
-			/* near half-way: the exact quotient decides */
-			u128 num = (u128)n << 64;
-
-			q = num / pow5[k].p5;
-			mant = round53(q, num % pow5[k].p5 != 0, &sh);
-			return scale2(mant, sh - 64 - s - k);
-		}
-	}
-	return scale2(mant, w - 64 - pow5[k].l - s - k);
+	q = (u128)n * pow5[k].r;	/* Q - 2^64 < q <= Q */
+	hi = (uint64_t)(q >> 64);	/* 2^62 <= hi < 2^64 */
+	w = 11 - __builtin_clzll(hi);	/* hi's bits below the 53 kept */
+	mant = hi >> w;
+	rem = hi & ((1ULL << w) - 1);
+	half = 1ULL << (w - 1);
+	/* Q's bits below the 53 are rem 2^64 + (q's low word) + (less than
+	 * 2^64): above half-way when rem > half, below when rem < half - 1 */
+	if (rem > half)
+		return scale2(mant + 1, w - pow5[k].l - s - k);
+	if (rem + 1 < half)
+		return scale2(mant, w - pow5[k].l - s - k);
+	/* near half-way: the exact quotient decides */
+	num = (u128)n << 64;
+	q = num / pow5[k].p5;
+	mant = round53(q, num % pow5[k].p5 != 0, &sh);
+	return scale2(mant, sh - 64 - s - k);
 }
 #endif
 
