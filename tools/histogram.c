@@ -21,14 +21,21 @@
 
 static int estimate_g;		/* -g: INEFFICIENCY from each series */
 
+/* -g: the INEFFICIENCY key of a window, g. */
+static void
+put_ineff(struct fek_header *h, double g)
+{
+	if (estimate_g)
+		fek_hdr_set(h, "INEFFICIENCY", "%.10g", g);
+}
+
 /* -g: the INEFFICIENCY key of a window from its n points. */
 static void
 set_ineff(struct fek_header *h, const double *x, long n,
     const struct fek_grid *g)
 {
 	if (estimate_g)
-		fek_hdr_set(h, "INEFFICIENCY", "%.10g",
-		    fek_ineff_points(x, n, g));
+		put_ineff(h, fek_ineff_points(x, n, g));
 }
 
 static void
@@ -130,8 +137,7 @@ meta_window(const char *meta, const struct fek_meta *m, long i, int code,
 	if (code != 0)
 		return fek_seterr(code, "%s", err);
 	fek_hdr_init(&h, "samples");
-	if (estimate_g)
-		fek_hdr_set(&h, "INEFFICIENCY", "%.10g", ineff);
+	put_ineff(&h, ineff);
 	fek_window_write(&h, nb, &m[i].win);
 	fek_hdr_add(&h, "TEMP", "%.17g", t);
 	fek_hdr_add(&h, "ENERGY", "%s", fek_unit_name(eunit));
