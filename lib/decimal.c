@@ -1,7 +1,7 @@
 /*
  * decimal.c - decimal to double, correctly rounded, fast for the plain
- * decimals of simulation output (a time series line "1234 0.22185676441040414"),
- * strtod(3) for everything else.
+ * decimals of simulation output (a time-series line such as
+ * "1234 0.22185676441040414"), strtod(3) for everything else.
  *
  * A decimal m x 10^e with an integer m < 10^19 (19 significant digits at
  * most, so m fits 64 bits) is converted as follows:

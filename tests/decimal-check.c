@@ -85,7 +85,8 @@ random_decimal(gsl_rng *r, char *buf)
 	case 1: *p++ = '+'; break;
 	default: break;
 	}
-	for (i = (int)gsl_rng_uniform_int(r, 4); i > 0 && gsl_rng_uniform_int(r, 3) == 0; i--)
+	for (i = (int)gsl_rng_uniform_int(r, 4); i > 0 &&
+	    gsl_rng_uniform_int(r, 3) == 0; i--)
 		*p++ = '0';
 	pt = (int)gsl_rng_uniform_int(r, nd + 2) - 1;	/* -1: no point */
 	for (i = 0; i < nd; i++) {
@@ -120,9 +121,11 @@ main(int argc, char **argv)
 		"1e-22", "1e-23", "1e-27", "1e-28", "9999999999999999999e27",
 		"9999999999999999999e-27", "1.7976931348623157e308", "1e309",
 		"4.9406564584124654e-324", "2.2250738585072011e-308", "1e-400",
-		"0.1", "0.2", "0.3", "0.22185676441040414", "9.9999999999999999",
+		"0.1", "0.2", "0.3", "0.22185676441040414",
+		"9.9999999999999999",
 		"0.000000000000000000000000001", "1234567890123456789012345",
-		"123456789012345678.9", "1.5", "2.5", "5.", ".5", "-.5", "+.5e1",
+		"123456789012345678.9", "1.5", "2.5", "5.", ".5", "-.5",
+		"+.5e1",
 		"5.e3", ".", "-", "+", "-.", "e5", ".e5", "1e", "1e+", "1e-",
 		"1e+x", "1ex", "1.5x", "0x10", "0X1p3", "0x", "-0x1.8p1", "1x",
 		"inf", "-inf", "INF", "infinity", "nan", "-nan", "nan(123)",
@@ -132,9 +135,11 @@ main(int argc, char **argv)
 		"1e-0000000000000000000000001", "1e99999999999999999999",
 		"3.0000000000000000000000000001", "7.2057594037927933e16",
 		/* exact ties beyond Clinger's path: to even */
-		"4503599627370496.5", "4503599627370497.5", "-4503599627370497.5",
-		"2251799813685248.25", "2251799813685248.75", "1125899906842624.125",
-		"45035996273704965e-1", "9007199254740993e0", "9007199254740995e0",
+		"4503599627370496.5", "4503599627370497.5",
+		"-4503599627370497.5", "2251799813685248.25",
+		"2251799813685248.75", "1125899906842624.125",
+		"45035996273704965e-1", "9007199254740993e0",
+		"9007199254740995e0",
 		"1.0000000000000002220446049250313080847263336181640625",
 		"1.00000000000000011102230246251565404236316680908203125",
 		"1.00000000000000011102230246251565404236316680908203124",
@@ -176,14 +181,16 @@ main(int argc, char **argv)
 
 		switch (i % 6) {
 		case 0:
-			snprintf(buf, sizeof buf, "%.17g", random_bits_double(r));
+			snprintf(buf, sizeof buf, "%.17g",
+			    random_bits_double(r));
 			break;
 		case 1:
 			snprintf(buf, sizeof buf, "%.*g", 15 + (int)(i / 6 % 3),
 			    10 * gsl_rng_uniform(r));
 			break;
 		case 2:
-			snprintf(buf, sizeof buf, "%.17g", 10 * gsl_rng_uniform(r));
+			snprintf(buf, sizeof buf, "%.17g",
+			    10 * gsl_rng_uniform(r));
 			break;
 		case 3:
 		case 4:
@@ -191,12 +198,12 @@ main(int argc, char **argv)
 			break;
 		default:
 			/* near the midpoint of d and the next double up */
-			d = ldexp(1 + gsl_rng_uniform(r), (int)gsl_rng_uniform_int(r,
-			    200) - 100);
+			d = ldexp(1 + gsl_rng_uniform(r),
+			    (int)gsl_rng_uniform_int(r, 200) - 100);
 			mid = ((long double)d + (long double)nextafter(d,
 			    INFINITY)) / 2;
-			snprintf(buf, sizeof buf, "%.*Lg", 17 + (int)(i / 6 % 4),
-			    mid);
+			snprintf(buf, sizeof buf, "%.*Lg",
+			    17 + (int)(i / 6 % 4), mid);
 			break;
 		}
 		check(buf);
