@@ -4,12 +4,15 @@
  * the weighted histogram analysis method", version 2.1 (file formats).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "decimal.h"
 #include "hist.h"
 #include "stream.h"
 
@@ -209,70 +212,165 @@ fek_meta_free(struct fek_meta *m, long n)
 	free(m);
 }
 
+/* Points of one file batched on their way to fek_hist_add and *series. */
+#define TS_BATCH 4096
+/* Bytes read at a time: the block stays in the L2 cache while it is
+ * scanned.  A longer line grows the buffer.  TS_PAD bytes after it (and
+ * so after a line's NUL) may be read by fek_strtod_padded. */
+#define TS_BLOCK (256 << 10)
+#define TS_PAD 16
+
+struct ts_state {
+	int ndim;
+	struct fek_hist *h;
+	double *batch;		/* TS_BATCH x ndim */
+	long nbatch;
+	double **series;
+	long *n;
+	size_t scap;
+};
+
+/* The batched points to the histogram (and the series). */
+static void
+ts_flush(struct ts_state *st)
+{
+	int D = st->ndim;
+
+	if (st->nbatch == 0)
+		return;
+	/* the coordinates were checked finite: fek_hist_add cannot fail,
+	 * so it does not touch the (process-wide) error state */
+	(void)fek_hist_add(st->h, st->batch, st->nbatch, 1);
+	if (st->series != NULL) {
+		if ((size_t)(*st->n + st->nbatch) * D > st->scap) {
+			st->scap = 2 * (size_t)(*st->n + st->nbatch) * D + 1024;
+			*st->series = realloc(*st->series, st->scap *
+			    sizeof(double));
+			if (*st->series == NULL)
+				fek_errx(FEK_EX_SOFTWARE, "out of memory");
+		}
+		memcpy(*st->series + *st->n * D, st->batch, st->nbatch * D *
+		    sizeof(double));
+		*st->n += st->nbatch;
+	}
+	st->nbatch = 0;
+}
+
+#define IS_SPACE(c) ((c) == ' ' || (c) == '\t' || (c) == '\r' || (c) == '\n')
+
+/* One line (NUL-terminated where its newline was): 0, skipped or
+ * counted, or the exit code with the message in err.  The same rules as
+ * split_numbers with a maximum of 1 + ndim numbers: blank, '#' and '@'
+ * lines skipped, the time and ndim coordinates finite numbers each ended
+ * by white space or the end of the line, a '#' after white space ending
+ * the line, anything after the coordinates ignored. */
+static int
+ts_line(struct ts_state *st, char *s, const char *path, long lineno,
+    char *err, size_t errlen)
+{
+	int D = st->ndim, k;
+	double v[FEK_MAXDIM + 1];
+	char *end;
+
+	while (IS_SPACE(*s))
+		s++;
+	if (*s == '\0' || *s == '#' || *s == '@')
+		return 0;
+	for (k = 0; k <= D; k++) {
+		while (IS_SPACE(*s))
+			s++;
+		if (*s == '\0' || *s == '#') {
+			snprintf(err, errlen, "%s: line %ld: expected time and "
+			    "%d coordinate%s", path, lineno, D, D > 1 ? "s" :
+			    "");
+			return FEK_EX_DATA;
+		}
+		v[k] = fek_strtod_padded(s, &end);
+		if (end == s || !isfinite(v[k]) || (*end && !IS_SPACE(*end))) {
+			snprintf(err, errlen, "%s: line %ld: column %d is not "
+			    "a finite number", path, lineno, k + 1);
+			return FEK_EX_DATA;
+		}
+		s = end;
+	}
+	memcpy(st->batch + st->nbatch * D, v + 1, D * sizeof(double));
+	if (++st->nbatch == TS_BATCH)
+		ts_flush(st);
+	return 0;
+}
+
 int
 fek_timeseries_hist(const char *path, int ndim, struct fek_hist *h,
-    double **series, long *n)
+    double **series, long *n, char *err, size_t errlen)
 {
-	FILE *fp;
-	char *line = NULL;
-	size_t cap = 0, scap = 0;
+	struct ts_state st;
+	size_t cap = TS_BLOCK, have = 0, pos;
 	long lineno = 0;
-	double v[FEK_MAXDIM + 2];
-	int k, bad;
+	char *buf, *nl;
+	ssize_t got;
+	int fd, rc = 0, eof = 0;
 
-	fp = fopen(path, "r");
-	if (fp == NULL)
-		return fek_seterr(FEK_EX_NOINPUT, "%s: %s", path,
-		    strerror(errno));
+	fd = open(path, O_RDONLY);
+	if (fd < 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return FEK_EX_NOINPUT;
+	}
+#ifdef POSIX_FADV_SEQUENTIAL
+	(void)posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+#endif
+	memset(&st, 0, sizeof st);
+	st.ndim = ndim;
+	st.h = h;
+	st.batch = fek_alloc(TS_BATCH * (size_t)ndim, sizeof(double));
+	st.series = series;
+	st.n = n;
 	if (series != NULL)
 		*n = 0;
-	while (getline(&line, &cap, fp) >= 0) {
-		char *p = line + strspn(line, " \t\r\n");
-
-		lineno++;
-		if (*p == '\0' || *p == '#' || *p == '@')
+	buf = fek_alloc(cap + TS_PAD, 1);
+	while (!eof && rc == 0) {
+		got = read(fd, buf + have, cap - have);
+		if (got < 0 && errno == EINTR)
 			continue;
-		k = split_numbers(p, NULL, v, ndim + 1, &bad);
-		if (k < 0 && bad > ndim + 1)	/* extra columns: ignored */
-			k = ndim + 1;
-		if (k < 0) {
-			fek_seterr(FEK_EX_DATA, "%s: line %ld: column %d is not "
-			    "a finite number", path, lineno, bad);
-			goto fail;
+		if (got < 0) {
+			snprintf(err, errlen, "%s: read error", path);
+			rc = FEK_EX_NOINPUT;
+			break;
 		}
-		if (k < ndim + 1) {
-			fek_seterr(FEK_EX_DATA, "%s: line %ld: expected time "
-			    "and %d coordinate%s", path, lineno, ndim,
-			    ndim > 1 ? "s" : "");
-			goto fail;
-		}
-		if (fek_hist_add(h, v + 1, 1, lineno) < 0)
-			goto fail;
-		if (series != NULL) {
-			if ((size_t)(*n + 1) * ndim > scap) {
-				scap = 2 * (size_t)(*n + 1) * ndim + 1024;
-				*series = realloc(*series, scap *
-				    sizeof(double));
-				if (*series == NULL)
-					fek_errx(FEK_EX_SOFTWARE, "out of "
-					    "memory");
+		eof = got == 0;
+		have += got;
+		/* the complete lines; at the end, the last one without its
+		 * newline too */
+		for (pos = 0; rc == 0 && pos < have; pos = nl + 1 - buf) {
+			nl = memchr(buf + pos, '\n', have - pos);
+			if (nl == NULL) {
+				if (!eof)
+					break;
+				nl = buf + have;
 			}
-			memcpy(*series + *n * ndim, v + 1, ndim *
-			    sizeof(double));
-			(*n)++;
+			*nl = '\0';
+			rc = ts_line(&st, buf + pos, path, ++lineno, err,
+			    errlen);
+		}
+		if (rc != 0 || eof)
+			break;
+		/* the start of the next line to the front; a line longer
+		 * than the buffer doubles it */
+		memmove(buf, buf + pos, have - pos);
+		have -= pos;
+		if (have == cap) {
+			cap *= 2;
+			buf = realloc(buf, cap + TS_PAD);
+			if (buf == NULL)
+				fek_errx(FEK_EX_SOFTWARE, "out of memory");
+			memset(buf + have, 0, cap + TS_PAD - have);
 		}
 	}
-	if (ferror(fp)) {
-		fek_seterr(FEK_EX_NOINPUT, "%s: read error", path);
-		goto fail;
-	}
-	fclose(fp);
-	free(line);
-	return 0;
-fail:
-	fclose(fp);
-	free(line);
-	return -1;
+	if (rc == 0)
+		ts_flush(&st);
+	close(fd);
+	free(buf);
+	free(st.batch);
+	return rc;
 }
 
 int

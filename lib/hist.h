@@ -68,8 +68,12 @@ int	fek_meta_load(const char *path, int ndim, struct fek_meta **out,
 void	fek_meta_free(struct fek_meta *m, long n);
 /* Histogram a time-series file: columns time x1..xD [more...]; '#' and
  * '@' (xmgrace) lines and blank lines skipped.  With series, the points
- * also go to *series (n x ndim, realloc'd) and their count to *n. */
+ * also go to *series (n x ndim, realloc'd) and their count to *n.  The
+ * file is read in large blocks and its numbers converted by fek_strtod.
+ * Thread-safe (one h per thread): 0, or the exit code (65 bad line, 66
+ * cannot open or read) with a one-line message naming the file and line
+ * in err (errlen bytes); the library's error state is not touched. */
 int	fek_timeseries_hist(const char *path, int ndim, struct fek_hist *h,
-	    double **series, long *n);
+	    double **series, long *n, char *err, size_t errlen);
 
 #endif

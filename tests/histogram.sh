@@ -229,3 +229,87 @@ print(repr(ts.statisticalInefficiency(numpy.loadtxt("ar1.dat"))))')
 else
 	skip ineff-pymbar "python3-pymbar not installed"
 fi
+
+# ---- -m: the block reader, fek_strtod, windows in parallel --------------------------
+# lib/decimal.c's fek_strtod against the C library's strtod: the same double,
+# bit for bit, and the same end, on 10^6 random strings and the edge cases
+# (tests/decimal-check.c).
+CC=${CC:-cc}
+if t decimal-build 0 "$CC -std=c11 -D_DEFAULT_SOURCE -O2 -I'$TOP/lib' -o dcheck '$TOP/tests/decimal-check.c' '$TOP/lib/decimal.c' -lgsl -lopenblas -lm"; then
+	t decimal-vs-strtod 0 './dcheck 1000000 1 > dcheck.out'
+	ok decimal-no-mismatch grep -q ' 0 mismatches$' dcheck.out
+fi
+# The same samples as a fek stream through histogram and as time series
+# through -m, their numbers spelled several ways (as written, leading zeros,
+# the point moved into an exponent, E+000, tabs, CR LF, extra columns,
+# comments): the same counts in every bin of every window, and the same
+# output with one thread and with two.
+printf '%s\n' '2 1000' '5 1000' '8 1000' > win3
+sample-gen -q -w win3 -p '(x-5)^2' -r 0:10 -n 20000 -s 3 > same.fek
+sample-gen -q -w win3 -p '(x-5)^2' -r 0:10 -n 20000 -s 3 -T | awk '
+	function moved(x,  i, f) {	# 1.25 -> 125e-2
+		i = index(x, ".")
+		if (i == 0 || index(x, "e")) return x "e0"
+		f = substr(x, i + 1)
+		return substr(x, 1, i - 1) f "e-" length(f)
+	}
+	/^#WINDOW / { w++; f = "same" w ".dat"; print f, $2, $3 > "same-meta.txt"; row = 0; next }
+	/^#/ { next }
+	{
+		k = row % 6
+		if (k == 0) printf "%d %s\n", row, $1 > f
+		else if (k == 1) printf "\t%d\t%s 99 extra\r\n", row, $1 > f
+		else if (k == 2) printf "  %d.000 00%s # c\n", row, $1 > f
+		else if (k == 3) printf "%d %s\n", row, moved($1) > f
+		else if (k == 4) printf "%d %sE+000\n", row, $1 > f
+		else printf "# comment\n@ legend\n\n%d %s\n", row, $1 > f
+		row++
+	}'
+sections() { awk '/^#FEK/ { s++ } !/^#/ { print s, $0 }' "$1"; }
+t same-stream 0 'histogram -q -b 0:10:200 -T same.fek > same-stream.out'
+t same-meta 0 'OMP_NUM_THREADS=2 histogram -q -m same-meta.txt -b 0:10:200 -T > same-meta.out'
+sections same-stream.out > same-stream.rows
+sections same-meta.out > same-meta.rows
+ok same-three-windows test "$(grep -c '^#FEK' same-meta.out)" = 3
+same_file same-counts same-stream.rows same-meta.rows
+t same-meta-serial 0 'OMP_NUM_THREADS=1 histogram -q -m same-meta.txt -b 0:10:200 -g -T > same-serial.out'
+t same-meta-parallel 0 'OMP_NUM_THREADS=2 histogram -q -m same-meta.txt -b 0:10:200 -g -T > same-parallel.out'
+same_file same-threads same-serial.out same-parallel.out
+
+# Errors in parallel runs: the first in metadata order wins, as one thread
+# reading the files in turn would report it.  Window 1 is long and bad at its
+# end, window 2 short and bad at once (found first by a second thread).
+awk 'BEGIN { for (i = 0; i < 200000; i++) printf "%d %.17g\n", i, 5 + i % 7 / 7; print "200000 5.5e" }' > bigbad.dat
+printf '0 1\n1 2x\n' > shortbad.dat
+awk 'BEGIN { for (i = 0; i < 1000; i++) printf "%d %.17g\n", i, 5 + i % 3 / 3 }' > good.dat
+printf 'bigbad.dat 5 10\nshortbad.dat 5 10\n' > meta-order1.txt
+printf 'good.dat 5 10\ngood.dat 5 10\nshortbad.dat 5 10\nno-such.dat 5 10\n' > meta-order2.txt
+printf 'good.dat 5 10\nno-such.dat 5 10\nshortbad.dat 5 10\n' > meta-order3.txt
+printf 'good.dat 5 10 0 300\nshortbad.dat 5 10\ngood.dat 5 10 0 310\n' > meta-order4.txt
+printf 'good.dat 5 10 0 300\ngood.dat 5 10 0 310\nshortbad.dat 5 10\n' > meta-order5.txt
+printf '0 100\n' > outside.dat
+printf 'good.dat 5 10\noutside.dat 5 10\nshortbad.dat 5 10\n' > meta-order6.txt
+for n in 1 2 3; do
+	t meta-order1-$n 65 "OMP_NUM_THREADS=$n histogram -q -m meta-order1.txt -b 0:10:5"
+	ok meta-order1-$n-msg grep -qx 'histogram: bigbad.dat: line 200001: column 2 is not a finite number' meta-order1-$n.err
+	t meta-order2-$n 65 "OMP_NUM_THREADS=$n histogram -q -m meta-order2.txt -b 0:10:5"
+	ok meta-order2-$n-msg grep -qx 'histogram: shortbad.dat: line 2: column 2 is not a finite number' meta-order2-$n.err
+	t meta-order3-$n 66 "OMP_NUM_THREADS=$n histogram -q -m meta-order3.txt -b 0:10:5"
+	ok meta-order3-$n-msg grep -qx 'histogram: no-such.dat: No such file or directory' meta-order3-$n.err
+	t meta-order4-$n 65 "OMP_NUM_THREADS=$n histogram -q -m meta-order4.txt -b 0:10:5"
+	ok meta-order4-$n-msg grep -q 'shortbad.dat: line 2' meta-order4-$n.err
+	t meta-order5-$n 65 "OMP_NUM_THREADS=$n histogram -q -m meta-order5.txt -b 0:10:5"
+	ok meta-order5-$n-msg grep -q 'window 2: temperature 310 differs from window 1' meta-order5-$n.err
+	t meta-order6-$n 65 "OMP_NUM_THREADS=$n histogram -q -m meta-order6.txt -b 0:10:5"
+	ok meta-order6-$n-msg grep -q 'outside.dat: no sample inside the histogram range' meta-order6-$n.err
+done
+# A line longer than the reader's block (256 KiB) and a last line without
+# its newline: the line numbers still count every line.
+awk 'BEGIN { printf "0 1\n"; for (i = 0; i < 600000; i++) printf " "; printf "1 2\n2 3\n3 4" }' > longline.dat
+echo 'longline.dat 5 10' > meta-long.txt
+t meta-long-line 0 'histogram -q -m meta-long.txt -b 0:10:5 -T > meta-long.out'
+ok meta-long-line-count grep -qx '#NSAMPLES 4' meta-long.out
+awk 'BEGIN { printf "0 1\n"; for (i = 0; i < 600000; i++) printf " "; printf "1 2\n2 3\n3 4e" }' > longbad.dat
+echo 'longbad.dat 5 10' > meta-longbad.txt
+t meta-long-line-bad 65 'histogram -q -m meta-longbad.txt -b 0:10:5'
+ok meta-long-line-bad-msg grep -qx 'histogram: longbad.dat: line 4: column 2 is not a finite number' meta-long-line-bad.err

@@ -21,14 +21,21 @@
 
 static int estimate_g;		/* -g: INEFFICIENCY from each series */
 
+/* -g: the INEFFICIENCY key of a window, g. */
+static void
+put_ineff(struct fek_header *h, double g)
+{
+	if (estimate_g)
+		fek_hdr_set(h, "INEFFICIENCY", "%.10g", g);
+}
+
 /* -g: the INEFFICIENCY key of a window from its n points. */
 static void
 set_ineff(struct fek_header *h, const double *x, long n,
     const struct fek_grid *g)
 {
 	if (estimate_g)
-		fek_hdr_set(h, "INEFFICIENCY", "%.10g",
-		    fek_ineff_points(x, n, g));
+		put_ineff(h, fek_ineff_points(x, n, g));
 }
 
 static void
@@ -54,17 +61,19 @@ make_grid(struct fek_reader *r, const struct fek_header *h,
 }
 
 /* One histogram section: the keys of the samples section in, the grid,
- * NSAMPLES, DROPPED and our PROV; rows are nnz (bin, count) pairs. */
-static void
+ * NSAMPLES, DROPPED and our PROV; rows are nnz (bin, count) pairs.  -1
+ * (fek_seterr) for a window with no sample in range or a failed write. */
+static int
 write_rows(struct fek_writer *w, const struct fek_header *in,
     const struct fek_grid *g, const double *rows, long long nnz,
     double total, double dropped, const char *where, int argc, char **argv)
 {
 	struct fek_header h;
+	int rc = 0;
 
 	if (total == 0)
-		fek_errx(FEK_EX_DATA, "%s: no sample inside the histogram "
-		    "range (%.0f outside)", where, dropped);
+		return fek_seterr(FEK_EX_DATA, "%s: no sample inside the "
+		    "histogram range (%.0f outside)", where, dropped);
 	if (dropped > 0)
 		fek_warnx("%s: %.0f of %.0f samples outside the histogram "
 		    "range, dropped", where, dropped, dropped + total);
@@ -78,16 +87,19 @@ write_rows(struct fek_writer *w, const struct fek_header *in,
 	fek_hdr_prov(&h, argc, argv);
 	if (fek_begin_section(w, &h) < 0 || fek_write_rows(w, rows, nnz) < 0 ||
 	    fek_end_section(w) < 0)
-		fek_die();
+		rc = -1;
 	fek_hdr_free(&h);
+	return rc;
 }
 
-static void
+/* write_rows of a dense histogram. */
+static int
 write_hist(struct fek_writer *w, const struct fek_header *in,
     const struct fek_hist *hist, const char *where, int argc, char **argv)
 {
 	long long b, k = 0, nnz = fek_hist_nonzero(hist);
 	double *rows;
+	int rc;
 
 	rows = fek_alloc((size_t)(nnz ? nnz : 1) * 2, sizeof(double));
 	for (b = 0; b < hist->grid->nbins; b++)
@@ -96,11 +108,51 @@ write_hist(struct fek_writer *w, const struct fek_header *in,
 			rows[2 * k + 1] = hist->count[b];
 			k++;
 		}
-	write_rows(w, in, hist->grid, rows, nnz, hist->total, hist->dropped,
-	    where, argc, argv);
+	rc = write_rows(w, in, hist->grid, rows, nnz, hist->total,
+	    hist->dropped, where, argc, argv);
 	free(rows);
+	return rc;
 }
 
+/* Window i of a metadata file after its series was read (code 0) or
+ * failed (code, err): the checks the serial reader made before reading
+ * it, its error, or its histogram section.  -1 (fek_seterr) on error. */
+static int
+meta_window(const char *meta, const struct fek_meta *m, long i, int code,
+    const char *err, double temp, int temp_given, enum fek_unit eunit,
+    const struct fek_hist *hist, double ineff, struct fek_writer *w,
+    int argc, char **argv)
+{
+	struct fek_header h;
+	double t = m[i].temp > 0 ? m[i].temp : temp;
+	int nb = hist->grid->ndim, rc;
+
+	if (m[i].temp > 0 && temp_given && m[i].temp != temp)
+		return fek_seterr(FEK_EX_DATA, "%s: window %ld: temperature %g "
+		    "differs from -t %g", meta, i + 1, m[i].temp, temp);
+	if (m[i].temp > 0 && m[0].temp > 0 && m[i].temp != m[0].temp)
+		return fek_seterr(FEK_EX_DATA, "%s: window %ld: temperature %g "
+		    "differs from window 1 (%g); one temperature only", meta,
+		    i + 1, m[i].temp, m[0].temp);
+	if (code != 0)
+		return fek_seterr(code, "%s", err);
+	fek_hdr_init(&h, "samples");
+	put_ineff(&h, ineff);
+	fek_window_write(&h, nb, &m[i].win);
+	fek_hdr_add(&h, "TEMP", "%.17g", t);
+	fek_hdr_add(&h, "ENERGY", "%s", fek_unit_name(eunit));
+	if (m[i].correl > 0)
+		fek_hdr_add(&h, "CORRTIME", "%.17g", m[i].correl);
+	fek_hdr_add(&h, "SOURCE", "%s", m[i].path);
+	rc = write_hist(w, &h, hist, m[i].path, argc, argv);
+	fek_hdr_free(&h);
+	return rc;
+}
+
+/* -m: the windows' time series are read and binned in parallel (OpenMP,
+ * one window per thread at a time) and written in metadata order; the
+ * first error in that order is reported, as reading them one after
+ * another would. */
 static void
 from_metadata(const char *meta, const struct fek_binspec *bs, int nb,
     double temp, int temp_given, enum fek_unit eunit, const char *unit,
@@ -109,10 +161,8 @@ from_metadata(const char *meta, const struct fek_binspec *bs, int nb,
 	const char *names3[] = { "x", "y", "z" };
 	struct fek_meta *m;
 	struct fek_grid g;
-	struct fek_hist hist;
-	double *ser = NULL;
-	long n, i, nser = 0;
-	int d;
+	long n, i;
+	int d, failed = 0;
 
 	memset(&g, 0, sizeof g);
 	g.ndim = nb;
@@ -134,39 +184,47 @@ from_metadata(const char *meta, const struct fek_binspec *bs, int nb,
 	}
 	if (fek_meta_load(meta, nb, &m, &n) < 0)
 		fek_die();
-	fek_hist_init(&hist, &g);
-	for (i = 0; i < n; i++) {
-		struct fek_header h;
-		double t = m[i].temp > 0 ? m[i].temp : temp;
-		char where[512];
+#pragma omp parallel
+	{
+		struct fek_hist hist;
+		double *ser = NULL;
+		long nser = 0;
+		char err[1024];
 
-		if (m[i].temp > 0 && temp_given && m[i].temp != temp)
-			fek_errx(FEK_EX_DATA, "%s: window %ld: temperature %g "
-			    "differs from -t %g", meta, i + 1, m[i].temp,
-			    temp);
-		if (m[i].temp > 0 && m[0].temp > 0 && m[i].temp != m[0].temp)
-			fek_errx(FEK_EX_DATA, "%s: window %ld: temperature %g "
-			    "differs from window 1 (%g); one temperature only",
-			    meta, i + 1, m[i].temp, m[0].temp);
-		fek_hist_reset(&hist);
-		if (fek_timeseries_hist(m[i].path, nb, &hist, estimate_g ?
-		    &ser : NULL, &nser) < 0)
-			fek_die();
-		fek_hdr_init(&h, "samples");
-		set_ineff(&h, ser, nser, &g);
-		fek_window_write(&h, nb, &m[i].win);
-		fek_hdr_add(&h, "TEMP", "%.17g", t);
-		fek_hdr_add(&h, "ENERGY", "%s", fek_unit_name(eunit));
-		if (m[i].correl > 0)
-			fek_hdr_add(&h, "CORRTIME", "%.17g", m[i].correl);
-		fek_hdr_add(&h, "SOURCE", "%s", m[i].path);
-		snprintf(where, sizeof where, "%s", m[i].path);
-		write_hist(w, &h, &hist, where, argc, argv);
-		fek_hdr_free(&h);
+		fek_hist_init(&hist, &g);
+#pragma omp for ordered schedule(dynamic, 1)
+		for (i = 0; i < n; i++) {
+			double ineff = 0;
+			int code = 0, stop;
+
+#pragma omp atomic read
+			stop = failed;
+			if (!stop) {
+				fek_hist_reset(&hist);
+				code = fek_timeseries_hist(m[i].path, nb, &hist,
+				    estimate_g ? &ser : NULL, &nser, err,
+				    sizeof err);
+				if (code == 0 && estimate_g)
+					ineff = fek_ineff_points(ser, nser, &g);
+			}
+#pragma omp ordered
+			{
+#pragma omp atomic read
+				stop = failed;
+				if (!stop && meta_window(meta, m, i, code, err,
+				    temp, temp_given, eunit, &hist, ineff, w,
+				    argc, argv) < 0) {
+#pragma omp atomic write
+					failed = 1;
+				}
+			}
+		}
+		fek_hist_free(&hist);
+		free(ser);
 	}
-	fek_hist_free(&hist);
+	if (failed)
+		fek_die();
 	fek_meta_free(m, n);
-	free(ser);
 }
 
 static void
@@ -230,7 +288,8 @@ from_stream(const char *path, const struct fek_binspec *bs, int nb,
 		set_ineff(&h, ser, nser, &g);
 		snprintf(where, sizeof where, "%s: section %ld", r.name,
 		    r.section);
-		write_hist(w, &h, &hist, where, argc, argv);
+		if (write_hist(w, &h, &hist, where, argc, argv) < 0)
+			fek_die();
 		fek_hdr_free(&h);
 	}
 	if (rc < 0)
@@ -265,8 +324,9 @@ pending_sink(void *ctx, long sec, const double *rows, long long nnz,
 {
 	struct pending *p = ctx;
 
-	write_rows(p->w, &p->hdr[sec], &p->grid, rows, nnz, total, dropped,
-	    p->where[sec], p->argc, p->argv);
+	if (write_rows(p->w, &p->hdr[sec], &p->grid, rows, nnz, total,
+	    dropped, p->where[sec], p->argc, p->argv) < 0)
+		fek_die();
 	return 0;
 }
 
