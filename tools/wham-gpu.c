@@ -1026,7 +1026,8 @@ main(int argc, char **argv)
 		build_bias(&in);
 	/* the default: the bin shape where bins are coarse, the centre
 	 * values (one solve) where they are fine */
-	if (in.how == FEK_BIAS_SPLINE && !spline_asked) {
+	if (in.how == FEK_BIAS_SPLINE && !spline_asked &&
+	    in.built == in.p.nwin) {
 		double r = bins_per_width(&in.p, fek_kb(in.energy) *
 		    in.p.temp);
 
