@@ -6,6 +6,8 @@
 #ifndef FEK_HIST_H
 #define FEK_HIST_H
 
+#include <math.h>
+
 #include "grid.h"
 
 struct fek_hist {
@@ -28,6 +30,13 @@ long long fek_hist_nonzero(const struct fek_hist *h);
  * them exactly, i32 where every value fits, else i64 bins and f64 counts
  * (half the bytes of the stream for any grid under 2^31 bins). */
 struct fek_header;
+/* A histogram row's bin b is on a grid of nbins bins and its count c is a
+ * finite count >= 0; else fek_hist_bad_row says which is wrong. */
+static inline int
+fek_hist_row_ok(double b, double c, long long nbins)
+{
+	return b >= 0 && b < nbins && b == floor(b) && c >= 0 && isfinite(c);
+}
 /* Exit 65 naming a histogram row (from 1) whose bin b is off a grid of
  * nbins bins or whose count c is not a finite count >= 0: one message for
  * every reader of histograms. */

@@ -40,8 +40,7 @@ window_mean(const char *name, long section, const struct fek_grid *g,
 	for (k = 0; k < n; k++) {
 		double b = rows[2 * k], c = rows[2 * k + 1];
 
-		if (!(b >= 0 && b < g->nbins && b == floor(b)) ||
-		    !(c >= 0) || !isfinite(c))
+		if (!fek_hist_row_ok(b, c, g->nbins))
 			fek_hist_bad_row(name, section, k + 1, b, c, g->nbins);
 		fek_bias_mean_add(g, win, (long long)b, c, acc);
 		total += c;

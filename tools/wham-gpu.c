@@ -286,13 +286,13 @@ add_histogram(struct input *in, struct fek_reader *r, struct fek_header *h)
 	while ((got = fek_read_rows(r, rows, CHUNK_ROWS)) > 0) {
 		reserve(in, got, h->rows);
 		for (k = 0; k < got; k++) {
-			long long b = (long long)rows[2 * k];
 			double c = rows[2 * k + 1];
+			long long b;
 
-			if (!(rows[2 * k] == (double)b) || b < 0 ||
-			    b >= g.nbins || !(c >= 0) || !isfinite(c))
+			if (!fek_hist_row_ok(rows[2 * k], c, g.nbins))
 				fek_hist_bad_row(r->name, r->section, row + k + 1,
 				    rows[2 * k], c, g.nbins);
+			b = (long long)rows[2 * k];
 			if (in->keep) {
 				p->hist_bin[in->nnz] = b;
 				p->hist_count[in->nnz] = c;
@@ -469,13 +469,13 @@ add_pooled(struct input *in, struct fek_reader *r, struct fek_header *h)
 		    "be bin, count", r->name, r->section);
 	while ((got = fek_read_rows(r, rows, CHUNK_ROWS)) > 0) {
 		for (k = 0; k < got; k++) {
-			long long b = (long long)rows[2 * k];
 			double c = rows[2 * k + 1];
+			long long b;
 
-			if (!(rows[2 * k] == (double)b) || b < 0 ||
-			    b >= g.nbins || !(c >= 0) || !isfinite(c))
+			if (!fek_hist_row_ok(rows[2 * k], c, g.nbins))
 				fek_hist_bad_row(r->name, r->section, row + k + 1,
 				    rows[2 * k], c, g.nbins);
+			b = (long long)rows[2 * k];
 			p->counts[b] += c;
 			in->pool_total += c;
 		}
