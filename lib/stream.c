@@ -1214,14 +1214,6 @@ fek_write_packed(struct fek_writer *w, const void *rows, long n)
 }
 
 int
-fek_write_blank(struct fek_writer *w)
-{
-	if (w->text)
-		putc('\n', w->fp);
-	return 0;
-}
-
-int
 fek_end_section(struct fek_writer *w)
 {
 	if (!w->open)

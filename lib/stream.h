@@ -133,8 +133,9 @@ struct fek_writer {
 	unsigned char *block;	/* block buffer for ROWS ? */
 	long block_rows, block_cap;
 	size_t rowsize;
-	long blank_every;	/* text: a blank line every so many rows of
-				 * the section (0: none); set after
+	long blank_every;	/* text: a blank line (gnuplot's row
+				 * separator) every so many rows of the
+				 * section, 0 none; binary: none; set after
 				 * fek_begin_section, which clears it */
 };
 
@@ -145,9 +146,6 @@ int	fek_write_rows(struct fek_writer *w, const double *rows, long n);
 /* n rows already in the binary layout of the section (as fek_read_packed
  * gives them); the text twin decodes them. */
 int	fek_write_packed(struct fek_writer *w, const void *rows, long n);
-/* A blank line in the text twin (gnuplot's row separator); binary: none.
- * (Or w->blank_every, which lets the rows go in one call.) */
-int	fek_write_blank(struct fek_writer *w);
 int	fek_end_section(struct fek_writer *w);
 void	fek_writer_free(struct fek_writer *w);
 
