@@ -644,10 +644,9 @@ wham_bootstrap(const struct wham_problem *p, const struct wham_options *o,
 		return fek_seterr(FEK_EX_SOFTWARE, "bootstrap: the windows' "
 		    "histograms were not kept");
 
+	/* q is p with its own pooled counts; its n and hist_count point at
+	 * p's to start and then at each trial's redraw */
 	q.counts = fek_alloc((size_t)B, sizeof(double));
-	q.n = fek_alloc(p->nwin, sizeof(double));
-	q.hist_count = fek_alloc((size_t)p->hist_start[p->nwin],
-	    sizeof(double));
 	for (h = 0; h < p->nwin; h++)
 		if (p->hist_start[h + 1] - p->hist_start[h] > maxk)
 			maxk = (long)(p->hist_start[h + 1] - p->hist_start[h]);
@@ -666,11 +665,8 @@ wham_bootstrap(const struct wham_problem *p, const struct wham_options *o,
 	bn = fek_alloc((size_t)batch * p->nwin, sizeof(double));
 	/* the problem's counts to start; the backend reads q's */
 	memcpy(q.counts, p->counts, (size_t)B * sizeof(double));
-	memcpy(q.n, p->n, p->nwin * sizeof(double));
 	if (solver_open(&s, &q, o, ntrial) < 0) {
 		free(q.counts);
-		free(q.n);
-		free(q.hist_count);
 		free(prob);
 		free(draw);
 		free(bhc);
@@ -694,9 +690,8 @@ wham_bootstrap(const struct wham_problem *p, const struct wham_options *o,
 				    p->nwin, prob + j * maxk, draw + j * maxk);
 			j = 0;
 		}
-		memcpy(q.hist_count, bhc + j * nnz, (size_t)nnz *
-		    sizeof(double));
-		memcpy(q.n, bn + j * p->nwin, p->nwin * sizeof(double));
+		q.hist_count = bhc + j * nnz;
+		q.n = bn + j * p->nwin;
 		memset(q.counts, 0, (size_t)B * sizeof(double));
 		for (k = 0; k < nnz; k++)
 			q.counts[p->hist_bin[k]] += q.hist_count[k];
@@ -765,8 +760,6 @@ wham_bootstrap(const struct wham_problem *p, const struct wham_options *o,
 	point_free(&x);
 	solver_close(&s);
 	free(q.counts);
-	free(q.n);
-	free(q.hist_count);
 	free(prob);
 	free(draw);
 	free(bhc);
