@@ -895,7 +895,7 @@ write_output(const struct input *in, const struct wham_result *res,
 static double
 bins_per_width(const struct wham_problem *p, double kT)
 {
-	double worst = 0;
+	double worst = 0, r;
 	long h;
 	int d;
 
@@ -905,9 +905,10 @@ bins_per_width(const struct wham_problem *p, double kT)
 		for (h = 0; h < p->nwin; h++)
 			if (p->win[h].spring[d] > kmax)
 				kmax = p->win[h].spring[d];
-		if (kmax > 0 && fek_grid_width(&p->grid, d) /
-		    sqrt(kT / kmax) > worst)
-			worst = fek_grid_width(&p->grid, d) / sqrt(kT / kmax);
+		r = kmax > 0 ? fek_grid_width(&p->grid, d) / sqrt(kT / kmax) :
+		    0;
+		if (r > worst)
+			worst = r;
 	}
 	return worst;
 }
