@@ -37,8 +37,8 @@ CUDA_ARCH ?= -gencode arch=compute_90,code=sm_90 \
 	-gencode arch=compute_90,code=compute_90
 NVCCFLAGS ?= -O3 -std=c++17 -Ilib $(CUDA_ARCH)
 
-LIBSRC = $(filter-out lib/gpu_stub%.c,$(wildcard lib/*.c))
-LIBHDR = $(wildcard lib/*.h) $(wildcard kernels/*.cuh)
+LIBSRC = $(filter-out lib/gpu_stub%.c,$(wildcard lib/*.c lib/*/*.c))
+LIBHDR = $(wildcard lib/*.h lib/*/*.h) $(wildcard kernels/*.cuh)
 CUSRC = $(wildcard kernels/*.cu)
 ifneq ($(NVCC),)
 CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(NVCC))
@@ -128,4 +128,4 @@ uninstall:
 	for m in $(notdir $(MAN7)); do rm -f $(DESTDIR)$(MANPREFIX)/man7/$$m; done
 
 clean:
-	rm -f lib/*.o lib/libfek.a kernels/*.o $(TOOLS) .build-flags
+	rm -f lib/*.o lib/*/*.o lib/libfek.a kernels/*.o $(TOOLS) .build-flags

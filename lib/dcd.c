@@ -4,11 +4,12 @@
  * use):
  *   [84] "CORD" icntrl[20] [84]   icntrl: 0 NSET (frames), 1 ISTART,
  *                                 2 NSAVC, 3 NSTEP (last step), 9 DELTA
- *                                 (float32), 10 unit cell flag (0),
+ *                                 (float32), 10 unit cell flag (0 or 1),
  *                                 19 CHARMM version (24)
  *   [164] NTITLE=2, two 80-byte lines [164]
  *   [4] NATOM [4]
- * then per frame [4N] X[N] [4N] [4N] Y[N] [4N] [4N] Z[N] [4N], float32;
+ * then per frame, with the flag, [48] a gamma b beta alpha c [48] as
+ * float64, then [4N] X[N] [4N] [4N] Y[N] [4N] [4N] Z[N] [4N], float32;
  * [n] is a little-endian int32 record marker.
  */
 #include <errno.h>
@@ -53,9 +54,26 @@ update_counts(struct fek_dcd *f)
 	return 0;
 }
 
+static struct fek_dcd *open_dcd(const char *path, long natom, long istart,
+    long nsavc, double delta, const char *title, int cell);
+
 struct fek_dcd *
 fek_dcd_open(const char *path, long natom, long istart, long nsavc,
     double delta, const char *title)
+{
+	return open_dcd(path, natom, istart, nsavc, delta, title, 0);
+}
+
+struct fek_dcd *
+fek_dcd_open_cell(const char *path, long natom, long istart, long nsavc,
+    double delta, const char *title)
+{
+	return open_dcd(path, natom, istart, nsavc, delta, title, 1);
+}
+
+static struct fek_dcd *
+open_dcd(const char *path, long natom, long istart, long nsavc,
+    double delta, const char *title, int cell)
 {
 	unsigned char h[276];
 	struct fek_dcd *f;
@@ -67,6 +85,7 @@ fek_dcd_open(const char *path, long natom, long istart, long nsavc,
 	f->natom = natom;
 	f->istart = istart;
 	f->nsavc = nsavc;
+	f->cell = cell;
 	f->buf = fek_alloc(natom + 2, sizeof(float));
 	errno = 0;
 	if ((f->fp = fopen(path, "wb")) == NULL) {
@@ -79,6 +98,7 @@ fek_dcd_open(const char *path, long natom, long istart, long nsavc,
 	put32(h + 12, (uint32_t)istart);
 	put32(h + 16, (uint32_t)nsavc);
 	memcpy(h + 8 + 9 * 4, &dt, 4);		/* icntrl[9]; float32 LE */
+	put32(h + 8 + 10 * 4, (uint32_t)cell);
 	put32(h + 8 + 19 * 4, 24);
 	put32(h + 88, 84);
 	put32(h + 92, 164);
@@ -109,6 +129,20 @@ bad:
 	free(f->path);
 	free(f);
 	return NULL;
+}
+
+int
+fek_dcd_frame_cell(struct fek_dcd *f, const double *x, int D,
+    const double *cell)
+{
+	unsigned char m[4];
+
+	errno = 0;
+	put32(m, 48);
+	if (fwrite(m, 4, 1, f->fp) != 1 || fwrite(cell, sizeof(double), 6,
+	    f->fp) != 6 || fwrite(m, 4, 1, f->fp) != 1)
+		return fail(f);
+	return fek_dcd_frame(f, x, D);
 }
 
 int

@@ -23,7 +23,11 @@
 #include "ineff.h"
 #include "md.h"
 #include "stream.h"
+#include "md/pmd.h"
+#include "md/pmd_output.h"
+#include "md/pmd_units.h"
 #include "../kernels/md.cuh"
+#include "../kernels/pmd.cuh"
 
 static void
 usage(void)
@@ -282,6 +286,583 @@ sink_progress(void *ctx, double done)
 		    now_s() - o->t0, done >= 1 ? "\n" : "");
 }
 
+/* ---- particle systems (lib/md/pmd.h) ----------------------------------- */
+
+static void
+usage_particles(void)
+{
+	fprintf(stderr, "usage: md-gpu [-Tqv] [-d cpu|gpu|auto] [-e every] "
+	    "[-f friction] [-h dt]\n"
+	    "              [-i verlet|baoab|nh] [-l log] [-m [type:]mass] "
+	    "[-N steps] [-n steps]\n"
+	    "              [-o file.dcd] [-R replicas] [-s seed] "
+	    "[-t temperature] [--units lj|real|gmx]\n"
+	    "              [--lj [i:j:]eps:sigma[:rc]] [--wca] "
+	    "[--table [i:j:]file] [--rc cutoff]\n"
+	    "              [--shift] [--tail] [--mix lb|geometric] "
+	    "[--skin length] [--tau time]\n"
+	    "              [--chain length] [--pressure p] "
+	    "[--barostat-every steps]\n"
+	    "              [--zero-momentum steps] [--thermo steps] "
+	    "[--forces] [--checkpoint file]\n"
+	    "              [--checkpoint-every steps] [--format fek|gro|lammps]\n"
+	    "              --lattice sc|bcc|fcc:n[xnyxnz] --density rho | "
+	    "--config file | --restart file\n");
+	exit(FEK_EX_USAGE);
+}
+
+/* Long options of the particle mode (values above 256). */
+enum {
+	OPT_LATTICE = 300, OPT_DENSITY, OPT_CONFIG, OPT_FORMAT, OPT_RESTART,
+	OPT_CKPT, OPT_CKPT_EVERY, OPT_UNITS, OPT_LJ, OPT_WCA, OPT_TABLE,
+	OPT_TABLE_N, OPT_RC, OPT_SHIFT, OPT_TAIL, OPT_MIX, OPT_SKIN, OPT_TAU,
+	OPT_CHAIN, OPT_PRESSURE, OPT_BARO_EVERY, OPT_ZERO, OPT_THERMO,
+	OPT_FORCES, OPT_VERSION
+};
+
+/* Whether the command line asks for a particle system. */
+static int
+particle_mode(int argc, char **argv)
+{
+	static const char *keys[] = { "--lattice", "--config", "--restart" };
+
+	for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+		for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
+			if (strncmp(argv[i], keys[k], strlen(keys[k])) == 0 &&
+			    (argv[i][strlen(keys[k])] == '\0' ||
+			    argv[i][strlen(keys[k])] == '='))
+				return 1;
+	return 0;
+}
+
+/* "fcc:10" or "fcc:10x10x12" */
+static int
+parse_lattice(const char *arg, char *kind, size_t klen, long *cells)
+{
+	const char *colon = strchr(arg, ':');
+	char *end;
+
+	if (colon == NULL || (size_t)(colon - arg) >= klen)
+		goto bad;
+	memcpy(kind, arg, colon - arg);
+	kind[colon - arg] = '\0';
+	if (fek_lattice_basis(kind) == 0)
+		goto bad;
+	cells[0] = strtol(colon + 1, &end, 10);
+	if (*end == '\0') {
+		cells[1] = cells[2] = cells[0];
+	} else {
+		if (*end != 'x')
+			goto bad;
+		cells[1] = strtol(end + 1, &end, 10);
+		if (*end != 'x')
+			goto bad;
+		cells[2] = strtol(end + 1, &end, 10);
+		if (*end != '\0')
+			goto bad;
+	}
+	for (int d = 0; d < 3; d++)
+		if (cells[d] < 1 || cells[d] > 10000)
+			goto bad;
+	return 0;
+bad:
+	fek_warnx("--lattice: '%s' is not sc, bcc or fcc:n or :nxnyxnz "
+	    "(n from 1 to 10000)", arg);
+	return 1;
+}
+
+/* -m "mass" or "type:mass" */
+static int
+parse_mass(const char *arg, double *mass, int *given)
+{
+	const char *colon = strchr(arg, ':');
+	long t = 0;
+	double m;
+
+	if (colon) {
+		char buf[32];
+
+		if ((size_t)(colon - arg) >= sizeof buf)
+			goto bad;
+		memcpy(buf, arg, colon - arg);
+		buf[colon - arg] = '\0';
+		if (fek_opt_long(buf, 0, FEK_PMD_MAXTYPES - 1, "-m: type", &t))
+			return 1;
+		arg = colon + 1;
+	}
+	if (fek_opt_double(arg, 1e-300, 1e300, "-m", &m))
+		return 1;
+	if (colon) {
+		mass[t] = m;
+		given[t] = 1;
+	} else
+		for (int k = 0; k < FEK_PMD_MAXTYPES; k++) {
+			mass[k] = m;
+			given[k] = 1;
+		}
+	return 0;
+bad:
+	fek_warnx("-m: '%s' is not mass or type:mass", arg);
+	return 1;
+}
+
+static int
+particles_main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "lattice", required_argument, NULL, OPT_LATTICE },
+		{ "density", required_argument, NULL, OPT_DENSITY },
+		{ "config", required_argument, NULL, OPT_CONFIG },
+		{ "format", required_argument, NULL, OPT_FORMAT },
+		{ "restart", required_argument, NULL, OPT_RESTART },
+		{ "checkpoint", required_argument, NULL, OPT_CKPT },
+		{ "checkpoint-every", required_argument, NULL, OPT_CKPT_EVERY },
+		{ "units", required_argument, NULL, OPT_UNITS },
+		{ "lj", required_argument, NULL, OPT_LJ },
+		{ "wca", no_argument, NULL, OPT_WCA },
+		{ "table", required_argument, NULL, OPT_TABLE },
+		{ "table-points", required_argument, NULL, OPT_TABLE_N },
+		{ "rc", required_argument, NULL, OPT_RC },
+		{ "shift", no_argument, NULL, OPT_SHIFT },
+		{ "tail", no_argument, NULL, OPT_TAIL },
+		{ "mix", required_argument, NULL, OPT_MIX },
+		{ "skin", required_argument, NULL, OPT_SKIN },
+		{ "tau", required_argument, NULL, OPT_TAU },
+		{ "chain", required_argument, NULL, OPT_CHAIN },
+		{ "pressure", required_argument, NULL, OPT_PRESSURE },
+		{ "barostat-every", required_argument, NULL, OPT_BARO_EVERY },
+		{ "zero-momentum", required_argument, NULL, OPT_ZERO },
+		{ "thermo", required_argument, NULL, OPT_THERMO },
+		{ "forces", no_argument, NULL, OPT_FORCES },
+		{ "version", no_argument, NULL, OPT_VERSION },
+		{ NULL, 0, NULL, 0 }
+	};
+	static const char *integ_pnames[] = { "verlet", "baoab", "nh" };
+	const char *lattice = NULL, *config = NULL, *format = NULL;
+	const char *restart = NULL, *ckpt = NULL, *dcdpath = NULL;
+	const char *logpath = NULL, *uname = "lj";
+	const char *tables[FEK_PMD_MAXTYPES * FEK_PMD_MAXTYPES];
+	const struct fek_md_units *units;
+	char kind[8] = "", ckunits[16];
+	long cells[3] = { 0, 0, 0 }, replicas = 1, seed = -1, chain = 3;
+	long nsteps = 1000, equil = 0, every = -1, thermo = -1;
+	long ckpt_every = 0, baro_every = 25, zero_every = 0, ntab = 0;
+	long tabn = 2000;
+	double rho = -1, rc = -1, skin = -1, dt = -1, temp = -1, gamma = -1;
+	double tau = -1, pressure = -1, mass[FEK_PMD_MAXTYPES];
+	int mgiven[FEK_PMD_MAXTYPES], tab_i[FEK_PMD_MAXTYPES *
+	    FEK_PMD_MAXTYPES], tab_j[FEK_PMD_MAXTYPES * FEK_PMD_MAXTYPES];
+	int c, nerr = 0, text = 0, verbose = 0, quiet = 0, integ = 0;
+	int geometric = 0, want_f = 0, nlj = 0;
+	enum fek_device dev = FEK_DEV_AUTO, use;
+	struct fek_pairpot pp;
+	struct fek_psys s;
+	struct fek_pmd_par par;
+	struct fek_pmd_output out;
+	struct fek_pmd_sink sink;
+	double t0 = now_s(), sigmax = 0;
+
+	memset(&pp, 0, sizeof pp);
+	memset(&s, 0, sizeof s);
+	memset(&par, 0, sizeof par);
+	memset(mgiven, 0, sizeof mgiven);
+	for (int t = 0; t < FEK_PMD_MAXTYPES; t++)
+		mass[t] = 1;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "d:e:f:h:i:l:m:N:n:o:qR:s:Tt:v",
+	    longopts, NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			nerr += fek_opt_device(optarg, &dev);
+			break;
+		case 'e':
+			nerr += fek_opt_long(optarg, 0, LONG_MAX, "-e", &every);
+			break;
+		case 'f':
+			nerr += fek_opt_double(optarg, 0, 1e300, "-f", &gamma);
+			break;
+		case 'h':
+			nerr += fek_opt_double(optarg, 1e-300, 1e300, "-h", &dt);
+			break;
+		case 'i':
+			for (integ = 0; integ < 3; integ++)
+				if (strcmp(optarg, integ_pnames[integ]) == 0)
+					break;
+			if (integ == 3) {
+				fek_warnx("-i: '%s' is not verlet, baoab or nh",
+				    optarg);
+				nerr++;
+				integ = 0;
+			}
+			break;
+		case 'l':
+			logpath = optarg;
+			break;
+		case 'm':
+			nerr += parse_mass(optarg, mass, mgiven);
+			break;
+		case 'N':
+			nerr += fek_opt_long(optarg, 0, LONG_MAX, "-N", &equil);
+			break;
+		case 'n':
+			nerr += fek_opt_long(optarg, 0, LONG_MAX, "-n", &nsteps);
+			break;
+		case 'o':
+			dcdpath = optarg;
+			break;
+		case 'q':
+			fek_set_quiet(1);
+			quiet = 1;
+			break;
+		case 'R':
+			nerr += fek_opt_long(optarg, 1, 1L << 30, "-R",
+			    &replicas);
+			break;
+		case 's':
+			nerr += fek_opt_long(optarg, 0, LONG_MAX, "-s", &seed);
+			break;
+		case 'T':
+			text = 1;
+			break;
+		case 't':
+			nerr += fek_opt_double(optarg, 1e-300, 1e300, "-t",
+			    &temp);
+			break;
+		case 'v':
+			verbose = 1;
+			break;
+		case OPT_LATTICE:
+			lattice = optarg;
+			nerr += parse_lattice(optarg, kind, sizeof kind, cells);
+			break;
+		case OPT_DENSITY:
+			nerr += fek_opt_double(optarg, 1e-300, 1e300,
+			    "--density", &rho);
+			break;
+		case OPT_CONFIG:
+			config = optarg;
+			break;
+		case OPT_FORMAT:
+			if (strcmp(optarg, "fek") && strcmp(optarg, "gro") &&
+			    strcmp(optarg, "lammps")) {
+				fek_warnx("--format: '%s' is not fek, gro or "
+				    "lammps", optarg);
+				nerr++;
+			}
+			format = optarg;
+			break;
+		case OPT_RESTART:
+			restart = optarg;
+			break;
+		case OPT_CKPT:
+			ckpt = optarg;
+			break;
+		case OPT_CKPT_EVERY:
+			nerr += fek_opt_long(optarg, 1, LONG_MAX,
+			    "--checkpoint-every", &ckpt_every);
+			break;
+		case OPT_UNITS:
+			uname = optarg;
+			if (fek_md_units_find(optarg) == NULL) {
+				fek_warnx("--units: '%s' is not lj, real or gmx",
+				    optarg);
+				nerr++;
+			}
+			break;
+		case OPT_LJ:
+			if (fek_pair_parse_lj(&pp, optarg) < 0) {
+				fek_warnx("%s", fek_errmsg());
+				nerr++;
+			}
+			nlj++;
+			break;
+		case OPT_WCA:
+			pp.wca = 1;
+			break;
+		case OPT_TABLE: {
+			/* "file" or "i:j:file" */
+			const char *p = optarg;
+			long ti = 0, tj = 0;
+			char *end;
+
+			if (strchr(p, ':') && (ti = strtol(p, &end, 10),
+			    end != p && *end == ':') && (tj = strtol(end + 1,
+			    &end, 10), *end == ':'))
+				p = end + 1;
+			else
+				ti = tj = -1;
+			if (ti >= FEK_PMD_MAXTYPES || tj >= FEK_PMD_MAXTYPES ||
+			    ntab == FEK_PMD_MAXTYPES * FEK_PMD_MAXTYPES) {
+				fek_warnx("--table: '%s': types from 0 to %d",
+				    optarg, FEK_PMD_MAXTYPES - 1);
+				nerr++;
+				break;
+			}
+			tab_i[ntab] = (int)ti;
+			tab_j[ntab] = (int)tj;
+			tables[ntab++] = p;
+			break;
+		}
+		case OPT_TABLE_N:
+			nerr += fek_opt_long(optarg, 4, 10000000,
+			    "--table-points", &tabn);
+			break;
+		case OPT_RC:
+			nerr += fek_opt_double(optarg, 1e-300, 1e300, "--rc",
+			    &rc);
+			break;
+		case OPT_SHIFT:
+			pp.shift = 1;
+			break;
+		case OPT_TAIL:
+			pp.tail = 1;
+			break;
+		case OPT_MIX:
+			if (strcmp(optarg, "lb") == 0)
+				geometric = 0;
+			else if (strcmp(optarg, "geometric") == 0)
+				geometric = 1;
+			else {
+				fek_warnx("--mix: '%s' is not lb or geometric",
+				    optarg);
+				nerr++;
+			}
+			break;
+		case OPT_SKIN:
+			nerr += fek_opt_double(optarg, 0, 1e300, "--skin",
+			    &skin);
+			break;
+		case OPT_TAU:
+			nerr += fek_opt_double(optarg, 1e-300, 1e300, "--tau",
+			    &tau);
+			break;
+		case OPT_CHAIN:
+			nerr += fek_opt_long(optarg, 1, FEK_NHC_MAX, "--chain",
+			    &chain);
+			break;
+		case OPT_PRESSURE:
+			nerr += fek_opt_double(optarg, -1e300, 1e300,
+			    "--pressure", &pressure);
+			par.baro = 1;
+			break;
+		case OPT_BARO_EVERY:
+			nerr += fek_opt_long(optarg, 1, LONG_MAX,
+			    "--barostat-every", &baro_every);
+			break;
+		case OPT_ZERO:
+			nerr += fek_opt_long(optarg, 0, LONG_MAX,
+			    "--zero-momentum", &zero_every);
+			break;
+		case OPT_THERMO:
+			nerr += fek_opt_long(optarg, 0, LONG_MAX, "--thermo",
+			    &thermo);
+			break;
+		case OPT_FORCES:
+			want_f = 1;
+			break;
+		case OPT_VERSION:
+			fek_version_exit();
+		default:
+			usage_particles();
+		}
+	}
+	if (optind != argc) {
+		fek_warnx("unexpected operand '%s'", argv[optind]);
+		nerr++;
+	}
+	if ((lattice != NULL) + (config != NULL) + (restart != NULL) != 1) {
+		fek_warnx("give one of --lattice, --config and --restart");
+		nerr++;
+	}
+	if (lattice && rho < 0) {
+		fek_warnx("--lattice: needs --density");
+		nerr++;
+	}
+	if (!lattice && rho >= 0) {
+		fek_warnx("--density: only with --lattice");
+		nerr++;
+	}
+	if (format && !config) {
+		fek_warnx("--format: only with --config");
+		nerr++;
+	}
+	if (pp.wca && (ntab || pp.shift || pp.tail)) {
+		fek_warnx("--wca: not with --table, --shift or --tail (WCA is "
+		    "cut and shifted already)");
+		nerr++;
+	}
+	if (ntab && (nlj || pp.tail)) {
+		fek_warnx("--table: not with --lj or --tail");
+		nerr++;
+	}
+	if (par.baro && integ == FEK_PMD_VERLET) {
+		fek_warnx("--pressure: needs a thermostat (-i baoab or -i nh)");
+		nerr++;
+	}
+	if (nerr)
+		usage_particles();
+	units = fek_md_units_find(uname);
+
+	/* the system */
+	if (restart) {
+		if (fek_pmd_checkpoint_read(&s, restart, ckunits,
+		    sizeof ckunits) < 0)
+			fek_die();
+		if (strcmp(ckunits, units->name) != 0)
+			fek_errx(FEK_EX_USAGE, "%s: a checkpoint in %s units; "
+			    "give --units %s", restart, ckunits, ckunits);
+		if (replicas != 1 && replicas != s.nbox)
+			fek_errx(FEK_EX_USAGE, "-R %ld: the checkpoint holds %d "
+			    "replicas", replicas, s.nbox);
+		if (seed < 0)
+			seed = (long)s.seed;
+		par.restart = 1;
+	} else if (config) {
+		int isgro = format ? strcmp(format, "gro") == 0 :
+		    strlen(config) > 4 && strcmp(config + strlen(config) - 4,
+		    ".gro") == 0;
+		double ls = 1, vs = units->time_unit;
+
+		if (isgro && strcmp(units->name, "real") == 0) {
+			ls = 10;	/* nm -> A; nm/ps -> A/fs */
+			vs = 0.01 * units->time_unit;
+		} else if (isgro)
+			vs = 1;		/* nm/ps, the engine's gmx unit */
+		if (fek_config_read(&s, config, format, ls, vs, (int)replicas) <
+		    0)
+			fek_die();
+	} else {
+		int nb = fek_lattice_basis(kind);
+
+		fek_psys_alloc(&s, nb * cells[0] * cells[1] * cells[2],
+		    (int)replicas, 1);
+		if (fek_lattice_fill(&s, kind, cells, rho) < 0)
+			fek_die();
+	}
+	if (seed < 0)
+		seed = 1;
+	for (int t = 0; t < FEK_PMD_MAXTYPES; t++)
+		if (mgiven[t])
+			s.mass[t] = mass[t];
+
+	/* the potential */
+	pp.style = ntab ? FEK_PAIR_TABLE : FEK_PAIR_LJ;
+	if (!ntab && nlj == 0) {
+		if (strcmp(units->name, "lj") != 0)
+			fek_errx(FEK_EX_USAGE, "--units %s: give the pair "
+			    "potential (--lj or --table)", units->name);
+		fek_pair_parse_lj(&pp, "1:1");
+	}
+	for (int k = 0; k < FEK_PMD_MAXTYPES * FEK_PMD_MAXTYPES; k++)
+		if (pp.given[k] && pp.sig[k] > sigmax)
+			sigmax = pp.sig[k];
+	if (rc < 0)
+		rc = ntab ? -1 : 2.5 * sigmax;
+	for (long k = 0; k < ntab; k++) {
+		int lo = tab_i[k] < 0 ? 0 : tab_i[k], hi = tab_i[k] < 0 ?
+		    s.ntypes - 1 : tab_i[k];
+
+		if (rc < 0)
+			fek_errx(FEK_EX_USAGE, "--table: needs --rc");
+		for (int i = lo; i <= hi; i++)
+			for (int j = tab_i[k] < 0 ? i : tab_j[k]; j <= (tab_i[k] <
+			    0 ? hi : tab_j[k]); j++)
+				if (fek_pair_read_table(&pp, i, j, tables[k], rc,
+				    tabn) < 0)
+					fek_die();
+	}
+	if (fek_pair_finish(&pp, s.ntypes, rc, geometric) < 0)
+		fek_die();
+	if (sigmax == 0)
+		sigmax = pp.rcmax / 2.5;
+
+	/* the dynamics, in the engine's units */
+	if (dt < 0)
+		dt = strcmp(units->name, "lj") == 0 ? 0.005 : strcmp(units->name,
+		    "real") == 0 ? 1 : 0.001;
+	if (temp < 0)
+		temp = strcmp(units->name, "lj") == 0 ? 1 : 300;
+	par.integ = integ;
+	par.dt = dt / units->time_unit;
+	par.kT = units->kb * temp;
+	par.tau = tau > 0 ? tau / units->time_unit : 100 * par.dt;
+	par.gamma = gamma >= 0 ? gamma * units->time_unit : 1 / par.tau;
+	par.chain = (int)chain;
+	par.nc = 1;
+	par.nys = 1;
+	par.pressure = pressure / units->pressure_unit;
+	par.baro_every = baro_every;
+	par.zero_every = zero_every;
+	par.skin = skin >= 0 ? skin : 0.3 * sigmax;
+	par.seed = (uint64_t)seed;
+	par.nsteps = nsteps;
+	par.equil = equil;
+	par.every = every < 0 ? nsteps : every;
+	par.thermo_every = thermo < 0 ? (logpath ? 100 : 0) : thermo;
+	par.ckpt_every = ckpt ? ckpt_every : 0;
+	par.want_f = want_f;
+	if (!restart && !s.have_v)
+		fek_psys_velocities(&s, par.kT, fek_pmd_key(par.seed));
+	if (s.n < 2 && par.zero_every > 0)
+		fek_errx(FEK_EX_USAGE, "--zero-momentum: needs two particles");
+	for (int b = 0; b < s.nbox; b++)
+		if (fek_box_check(&s.box[b], pp.rcmax + par.skin,
+		    restart ? restart : config ? config : "--lattice") < 0)
+			fek_die();
+	if (fek_device_resolve(dev, 1, &use) < 0)
+		fek_die();
+
+	memset(&out, 0, sizeof out);
+	out.units = units;
+	out.pp = &pp;
+	out.par = &par;
+	out.cmd = fek_cmdline(argc, argv);
+	out.integ_name = integ_pnames[integ];
+	out.text = text;
+	out.want_v = 1;
+	out.verbose = verbose;
+	out.progress = !quiet && !verbose && isatty(STDERR_FILENO);
+	if (fek_pmd_output_open(&out, &s, dcdpath, s.step + par.equil +
+	    par.every, par.every, logpath, ckpt) < 0)
+		fek_die();
+	fek_pmd_output_sink(&out, &sink);
+	if (verbose)
+		fprintf(stderr, "md-gpu: %ld particles x %d replicas, %d types, "
+		    "cutoff %g + skin %g, %s, %s, seed %ld\n", s.n, s.nbox,
+		    s.ntypes, pp.rcmax, par.skin, integ_pnames[integ],
+		    fek_device_name(use), seed);
+	t0 = now_s();
+	if (use == FEK_DEV_GPU) {
+		struct fek_gpu_pmd_stats st;
+
+		memset(&st, 0, sizeof st);
+		if (fek_gpu_pmd_run(&s, &pp, &par, &sink, &st) < 0)
+			fek_die();
+		if (verbose)
+			fprintf(stderr, "md-gpu: %s: setup %.1f ms, steps %.1f "
+			    "ms, output %.1f ms, %lld lists built, %lld "
+			    "replays, %d threads a particle, rows of %ld\n",
+			    st.device, st.setup_ms, st.run_ms, st.sink_ms,
+			    st.nbuild, st.replays, st.tpp, st.maxnb);
+	} else if (fek_pmd_run_cpu(&s, &pp, &par, &sink) < 0)
+		fek_die();
+	if (verbose && par.nsteps + par.equil > 0) {
+		double sec = now_s() - t0, st = (double)(par.nsteps +
+		    par.equil);
+
+		fprintf(stderr, "md-gpu: %s: %.0f steps in %.3f s: %.4g steps/s, "
+		    "%.4g particle-steps/s\n", fek_device_name(use), st, sec,
+		    st / sec, st * s.n * s.nbox / sec);
+	}
+	if (fek_pmd_output_close(&out) < 0)
+		fek_die();
+	fek_fshut(stdout, "stdout");
+	fek_psys_free(&s);
+	fek_pair_free(&pp);
+	free((char *)out.cmd);
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -312,6 +893,8 @@ main(int argc, char **argv)
 	double t0;
 
 	fek_setprogname(argv[0]);
+	if (particle_mode(argc, argv))
+		return particles_main(argc, argv);
 	memset(&dom, 0, sizeof dom);
 	memset(&job, 0, sizeof job);
 	while ((c = getopt_long(argc, argv,

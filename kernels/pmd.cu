@@ -1,0 +1,1425 @@
+/*
+ * pmd.cu - md-gpu's particle engine on the GPU (pmd.cuh): the steps of
+ * lib/md/pmd_run.c for a batch of boxes, with the arithmetic of
+ * lib/md/pmd_eval.h (cells, pair potentials, Philox, the integrators and
+ * the Nose-Hoover chain), in double precision throughout.
+ *
+ * Design (after HOOMD-blue's neighbour lists and OpenMM's CUDA platform;
+ * Anderson, Lorenz and Travesset 2008; Eastman et al. 2017):
+ *  - particles of every box in one array (box b's particle i at b n + i),
+ *    positions and velocities as four doubles (w: the type), forces too
+ *    (w: the particle's half of its pairs' energies);
+ *  - full neighbour rows (each pair in both rows), so that a particle's
+ *    force is summed by its own threads with no atomics: TPP threads a
+ *    particle stride along its row and combine by warp shuffles; the
+ *    last half kick is done there too;
+ *  - lists rebuilt without a host round trip: the first-half kernel flags
+ *    a box where a particle moved more than skin/2 since the build, and
+ *    the four rebuild kernels (clear cells, bin, sort each cell by index,
+ *    build the rows through the 27-cell stencil, or all pairs in a box
+ *    under 3 cells wide) run every step and return at once for unflagged
+ *    boxes.  Cells are sorted so that the rows' order, hence the sums,
+ *    do not depend on the order atomics bin the particles: a run gives
+ *    the same bits every time;
+ *  - sums over a box (2K, energy, virial) per block in a fixed tree, then
+ *    per box in a fixed order (k_box_end), where the Nose-Hoover chain's
+ *    two half steps are done; velocities take the end-of-step factor s1
+ *    and the next start's s2 in the next first-half kernel, as (v s1) s2,
+ *    the CPU's two multiplications;
+ *  - the host syncs only at events (log rows, frames, volume moves,
+ *    checkpoints) and every CHUNK steps; a list row or cell that
+ *    overflowed in a chunk is grown and the chunk replayed from a copy of
+ *    the state at its start (the random numbers depend on the step, so
+ *    the replay is the run that would have been).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cuda_runtime.h>
+
+/* Random123's philox.h is C++ here: outside the extern "C" block. */
+#include "md/pmd_eval.h"
+extern "C" {
+#include "fek.h"
+#include "md/pmd.h"
+}
+#include "cuda_check.cuh"
+#include "pmd.cuh"
+
+#define CHUNK 200		/* steps between checks, at most */
+
+/* Four doubles, 32-byte aligned (CUDA 13's name for what double4 was). */
+typedef double4_32a dbl4;
+#define make_dbl4 make_double4_32a
+#define BLOCK 128		/* threads a block */
+
+/* What every kernel is told. */
+struct kpar {
+	long n;				/* particles a box */
+	int nbox, ntypes, style;
+	long maxnb;			/* row length */
+	int maxpc;			/* cell capacity */
+	int nblkbox;			/* force blocks a box */
+	double dt, hdt, c1, skinq, rl2;
+	double hdtm[FEK_PMD_MAXTYPES], c2[FEK_PMD_MAXTYPES];
+	double mass[FEK_PMD_MAXTYPES];
+	uint64_t key;
+};
+
+/* A box's sums and the Nose-Hoover factors, per box. */
+struct boxstate {
+	double twoK;			/* after the end half (or raw) */
+	double U, W;			/* pair energy, virial */
+	double s1, s2;			/* velocity factors pending */
+};
+
+/* ---- kernels ------------------------------------------------------------ */
+
+__device__ static int
+cell_of(const struct fek_box *bx, const double *r, int4 cg)
+{
+	double f[3];
+	int c[3], nc[3] = { cg.x, cg.y, cg.z };
+
+	fek_box_frac(bx, r, f);
+	for (int d = 0; d < 3; d++) {
+		f[d] -= floor(f[d]);
+		c[d] = (int)(f[d] * nc[d]);
+		if (c[d] >= nc[d])
+			c[d] = nc[d] - 1;
+	}
+	return (c[2] * nc[1] + c[1]) * nc[0] + c[0];
+}
+
+/* Steps 1-2 of pmd_run.c and the stale check. */
+template <int INTEG>
+__global__ void
+k_first_half(struct kpar p, dbl4 *pos, dbl4 *vel, const dbl4 *frc,
+    const dbl4 *xref, const struct fek_box *box,
+    const struct boxstate *bs, int *flag, long long step)
+{
+	long g = blockIdx.x * (long)blockDim.x + threadIdx.x;
+
+	if (g >= p.n * p.nbox)
+		return;
+	int b = (int)(g / p.n), i = (int)(g % p.n);
+	dbl4 r = pos[g], v = vel[g], f = frc[g], q = xref[g];
+	int t = (int)r.w;
+	struct fek_box bx = box[b];
+	double x[3] = { r.x, r.y, r.z }, vv[3] = { v.x, v.y, v.z };
+	double ff[3] = { f.x, f.y, f.z }, d[3];
+
+	if (INTEG == FEK_PMD_NHC) {
+		double a = bs[b].s1, c = bs[b].s2;
+
+		for (int k = 0; k < 3; k++)
+			vv[k] = (vv[k] * a) * c;
+	}
+	if (INTEG == FEK_PMD_BAOAB) {
+		double z[4];
+
+		fek_pmd_normals4(p.key, (uint32_t)i, (uint32_t)b,
+		    (uint64_t)step, FEK_RNG_LANGEVIN, 0, z);
+		fek_pmd_baoab_first(x, vv, ff, p.hdtm[t], p.hdt, p.c1, p.c2[t],
+		    z);
+	} else
+		fek_pmd_verlet_first(x, vv, ff, p.hdtm[t], p.dt);
+	fek_box_wrap(&bx, x);
+	d[0] = x[0] - q.x;
+	d[1] = x[1] - q.y;
+	d[2] = x[2] - q.z;
+	fek_box_minimage(&bx, d);
+	if (d[0] * d[0] + d[1] * d[1] + d[2] * d[2] > p.skinq)
+		flag[b] = 1;
+	pos[g] = make_dbl4(x[0], x[1], x[2], r.w);
+	vel[g] = make_dbl4(vv[0], vv[1], vv[2], v.w);
+}
+
+/* The rebuild.  flag[b]: 0 nothing, 1 from the positions now, 2 from the
+ * reference positions already there. */
+__global__ void
+k_cells_clear(struct kpar p, const int4 *cgrid, int *ccount, const int *flag)
+{
+	int b = blockIdx.y;
+	int4 cg = cgrid[b];
+	int nc = cg.x * cg.y * cg.z;
+
+	if (!flag[b])
+		return;
+	for (int c = blockIdx.x * blockDim.x + threadIdx.x; c < nc; c +=
+	    gridDim.x * blockDim.x)
+		ccount[cg.w + c] = 0;
+}
+
+__global__ void
+k_cells_bin(struct kpar p, const dbl4 *pos, dbl4 *xref,
+    const struct fek_box *box, struct fek_box *boxref, const int4 *cgrid,
+    int *ccount, int *cidx, const int *flag, int *ovf, int *maxcell)
+{
+	long g = blockIdx.x * (long)blockDim.x + threadIdx.x;
+
+	if (g >= p.n * p.nbox)
+		return;
+	int b = (int)(g / p.n), i = (int)(g % p.n), fl = flag[b];
+
+	if (fl == 0)
+		return;
+	dbl4 r = fl == 1 ? pos[g] : xref[g];
+	struct fek_box bx = fl == 1 ? box[b] : boxref[b];
+	int4 cg = cgrid[b];
+
+	if (fl == 1) {
+		xref[g] = r;
+		if (i == 0)
+			boxref[b] = bx;
+	}
+	if (cg.x == 0)
+		return;
+	double x[3] = { r.x, r.y, r.z };
+	int c = cg.w + cell_of(&bx, x, cg);
+	int slot = atomicAdd(&ccount[c], 1);
+
+	if (slot < p.maxpc)
+		cidx[(long)c * p.maxpc + slot] = i;
+	else {
+		atomicOr(ovf, 2);
+		atomicMax(maxcell, slot + 1);
+	}
+}
+
+/* Each cell's particles in increasing order (insertion sort). */
+__global__ void
+k_cells_sort(struct kpar p, const int4 *cgrid, const int *ccount, int *cidx,
+    const int *flag)
+{
+	int b = blockIdx.y;
+	int4 cg = cgrid[b];
+	int nc = cg.x * cg.y * cg.z;
+
+	if (!flag[b])
+		return;
+	for (int c = blockIdx.x * blockDim.x + threadIdx.x; c < nc; c +=
+	    gridDim.x * blockDim.x) {
+		int m = min(ccount[cg.w + c], p.maxpc);
+		int *a = cidx + (long)(cg.w + c) * p.maxpc;
+
+		for (int k = 1; k < m; k++) {
+			int v = a[k], j = k - 1;
+
+			while (j >= 0 && a[j] > v) {
+				a[j + 1] = a[j];
+				j--;
+			}
+			a[j + 1] = v;
+		}
+	}
+}
+
+__global__ void
+k_nlist(struct kpar p, const dbl4 *xref, const struct fek_box *boxref,
+    const int4 *cgrid, const int *ccount, const int *cidx, int *nb,
+    int *cnt, const int *flag, int *ovf, int *maxcnt,
+    unsigned long long *nbuild)
+{
+	long g = blockIdx.x * (long)blockDim.x + threadIdx.x;
+
+	if (g >= p.n * p.nbox)
+		return;
+	int b = (int)(g / p.n), i = (int)(g % p.n);
+
+	if (!flag[b])
+		return;
+	if (i == 0)
+		atomicAdd(nbuild, 1ULL);
+	dbl4 r = xref[g];
+	struct fek_box bx = boxref[b];
+	int4 cg = cgrid[b];
+	const dbl4 *xb = xref + (long)b * p.n;
+	int *row = nb + g * p.maxnb;
+	long m = 0;
+	double x[3] = { r.x, r.y, r.z };
+
+	if (cg.x == 0) {
+		for (int j = 0; j < p.n; j++) {
+			dbl4 q = xb[j];
+			double d[3] = { r.x - q.x, r.y - q.y, r.z - q.z };
+
+			if (j == i)
+				continue;
+			fek_box_minimage(&bx, d);
+			if (d[0] * d[0] + d[1] * d[1] + d[2] * d[2] < p.rl2) {
+				if (m < p.maxnb)
+					row[m] = j;
+				m++;
+			}
+		}
+	} else {
+		int c = cell_of(&bx, x, cg), nx = cg.x, ny = cg.y, nz = cg.z;
+		int cx = c % nx, cy = c / nx % ny, cz = c / (nx * ny);
+
+		for (int dz = -1; dz <= 1; dz++)
+		for (int dy = -1; dy <= 1; dy++)
+		for (int dx = -1; dx <= 1; dx++) {
+			int e = cg.w + (((cz + dz + nz) % nz) * ny + (cy + dy +
+			    ny) % ny) * nx + (cx + dx + nx) % nx;
+			int ne = min(ccount[e], p.maxpc);
+			const int *ce = cidx + (long)e * p.maxpc;
+
+			for (int k = 0; k < ne; k++) {
+				int j = ce[k];
+				dbl4 q;
+
+				if (j == i)
+					continue;
+				q = xb[j];
+				double d[3] = { r.x - q.x, r.y - q.y, r.z - q.z };
+
+				fek_box_minimage(&bx, d);
+				if (d[0] * d[0] + d[1] * d[1] + d[2] * d[2] <
+				    p.rl2) {
+					if (m < p.maxnb)
+						row[m] = j;
+					m++;
+				}
+			}
+		}
+	}
+	cnt[g] = (int)(m < p.maxnb ? m : p.maxnb);
+	if (m > p.maxnb) {
+		atomicOr(ovf, 1);
+		atomicMax(maxcnt, (int)m);
+	}
+}
+
+/* A block's sum of v in a fixed order (every thread gets it). */
+__device__ static double
+block_sum(double v, double *sh)
+{
+	sh[threadIdx.x] = v;
+	__syncthreads();
+	for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+		if (threadIdx.x < s)
+			sh[threadIdx.x] += sh[threadIdx.x + s];
+		__syncthreads();
+	}
+	v = sh[0];
+	__syncthreads();
+	return v;
+}
+
+/* Forces (step 4) and the last half kick (step 5): TPP threads a
+ * particle; the block's 2K, energy and virial into part[3 block]. */
+template <int TPP, bool ENERGY, bool KICK, int STYLE>
+__global__ void __launch_bounds__(BLOCK)
+k_forces(struct kpar p, const dbl4 *pos, dbl4 *vel, dbl4 *frc,
+    const int *nb, const int *cnt, const struct fek_box *box,
+    const struct fek_pair_coef *coef, const double *tab, double *part,
+    int *flag, int *ovf)
+{
+	__shared__ struct fek_pair_coef sc[FEK_PMD_MAXTYPES *
+	    FEK_PMD_MAXTYPES];
+	__shared__ double sh[BLOCK];
+	int nt = p.ntypes;
+	int b = blockIdx.x / p.nblkbox, blk = blockIdx.x % p.nblkbox;
+	long i = (long)blk * (BLOCK / TPP) + threadIdx.x / TPP;
+	int lane = threadIdx.x % TPP, low = 0;
+	bool active = i < p.n;
+	long g = (long)b * p.n + i;
+	double fx = 0, fy = 0, fz = 0, ue = 0, uw = 0, k2 = 0;
+
+	for (int k = threadIdx.x; k < nt * nt; k += blockDim.x)
+		sc[k] = coef[(k / nt) * FEK_PMD_MAXTYPES + k % nt];
+	if (flag && blk == 0 && threadIdx.x == 0)
+		flag[b] = 0;
+	__syncthreads();
+	if (active) {
+		dbl4 r = pos[g];
+		int ti = (int)r.w, m = cnt[g];
+		struct fek_box bx = box[b];
+		const dbl4 *pb = pos + (long)b * p.n;
+		const int *row = nb + g * p.maxnb;
+		const struct fek_pair_coef *ci = sc + ti * nt;
+
+		for (int k = lane; k < m; k += TPP) {
+			int j = row[k];
+			dbl4 q = pb[j];
+			double d[3] = { r.x - q.x, r.y - q.y, r.z - q.z };
+			const struct fek_pair_coef *c = ci + (int)q.w;
+			double r2, fr, u;
+
+			fek_box_minimage(&bx, d);
+			r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+			if (r2 >= c->rc2)
+				continue;
+			if (STYLE == FEK_PAIR_TABLE)
+				u = fek_pair_table(c, tab, r2, &fr, &low);
+			else
+				u = fek_pair_lj(c, r2, &fr);
+			fx += fr * d[0];
+			fy += fr * d[1];
+			fz += fr * d[2];
+			if (ENERGY) {
+				ue += u;
+				uw += fr * r2;
+			}
+		}
+		if (low)
+			atomicOr(ovf, 4);
+	}
+	for (int off = TPP / 2; off > 0; off >>= 1) {
+		fx += __shfl_down_sync(0xffffffffu, fx, off, TPP);
+		fy += __shfl_down_sync(0xffffffffu, fy, off, TPP);
+		fz += __shfl_down_sync(0xffffffffu, fz, off, TPP);
+		if (ENERGY) {
+			ue += __shfl_down_sync(0xffffffffu, ue, off, TPP);
+			uw += __shfl_down_sync(0xffffffffu, uw, off, TPP);
+		}
+	}
+	if (active && lane == 0) {
+		frc[g] = make_dbl4(fx, fy, fz, 0.5 * ue);
+		if (KICK) {
+			dbl4 v = vel[g];
+			int t = (int)v.w;
+			double h = p.hdtm[t];
+
+			v.x += h * fx;
+			v.y += h * fy;
+			v.z += h * fz;
+			vel[g] = v;
+			k2 = p.mass[t] * (v.x * v.x + v.y * v.y + v.z * v.z);
+		}
+	} else {
+		ue = uw = 0;
+	}
+	k2 = block_sum(k2, sh);
+	if (ENERGY) {
+		ue = block_sum(0.5 * ue, sh);
+		uw = block_sum(0.5 * uw, sh);
+	}
+	if (threadIdx.x == 0) {
+		part[3 * blockIdx.x] = k2;
+		part[3 * blockIdx.x + 1] = ENERGY ? ue : 0;
+		part[3 * blockIdx.x + 2] = ENERGY ? uw : 0;
+	}
+}
+
+/* A box's sums (the blocks' partials in a fixed order) and the chain's
+ * two half steps.  mode 0: the start (2K given, no end half); 1: a step's
+ * end; 2: energies only (a trial volume). */
+__global__ void
+k_box_end(struct kpar p, const double *part, struct boxstate *bs,
+    struct fek_nhc *nhc, struct fek_nhc *nhc_mid, struct fek_nhc_par np,
+    int mode, int nhc_on)
+{
+	__shared__ double sh[BLOCK];
+	int b = blockIdx.x;
+	double a[3] = { 0, 0, 0 };
+
+	for (int k = threadIdx.x; k < p.nblkbox; k += blockDim.x)
+		for (int q = 0; q < 3; q++)
+			a[q] += part[3 * ((long)b * p.nblkbox + k) + q];
+	for (int q = 0; q < 3; q++)
+		a[q] = block_sum(a[q], sh);
+	if (threadIdx.x != 0)
+		return;
+	struct boxstate s = bs[b];
+
+	if (mode == 2) {
+		s.U = a[1];
+		s.W = a[2];
+		bs[b] = s;
+		return;
+	}
+	if (mode == 1) {
+		s.U = a[1];
+		s.W = a[2];
+		s.twoK = a[0];
+	}
+	s.s1 = s.s2 = 1;
+	if (nhc_on) {
+		struct fek_nhc c = nhc[b];
+		double k2;
+
+		if (mode == 1) {
+			s.s1 = fek_nhc_half(&np, &c, s.twoK, p.hdt, &k2);
+			s.twoK = k2;
+		}
+		nhc_mid[b] = c;
+		s.s2 = fek_nhc_half(&np, &c, s.twoK, p.hdt, &k2);
+		nhc[b] = c;
+	}
+	bs[b] = s;
+}
+
+/* Volume moves: box b's positions scaled by sc[b] (0: untouched), the
+ * state kept for a restore; or put back where back[b]. */
+__global__ void
+k_baro_scale(struct kpar p, dbl4 *pos, const dbl4 *frc,
+    const dbl4 *xref, struct fek_box *box, const struct fek_box *boxref,
+    dbl4 *spos, dbl4 *sfrc, dbl4 *sxref, struct fek_box *sbox,
+    const double *sc, int *flag)
+{
+	long g = blockIdx.x * (long)blockDim.x + threadIdx.x;
+
+	if (g >= p.n * p.nbox)
+		return;
+	int b = (int)(g / p.n), i = (int)(g % p.n);
+	double f = sc[b];
+
+	if (f == 0)
+		return;
+	struct fek_box bx = box[b];
+	dbl4 r = pos[g];
+
+	spos[g] = r;
+	sfrc[g] = frc[g];
+	sxref[g] = xref[g];
+	r.x = bx.lo[0] + (r.x - bx.lo[0]) * f;
+	r.y = bx.lo[1] + (r.y - bx.lo[1]) * f;
+	r.z = bx.lo[2] + (r.z - bx.lo[2]) * f;
+	pos[g] = r;
+	if (i == 0) {
+		sbox[2 * b] = bx;
+		sbox[2 * b + 1] = boxref[b];
+		flag[b] = 1;
+	}
+}
+
+__global__ void
+k_baro_restore(struct kpar p, dbl4 *pos, dbl4 *frc, dbl4 *xref,
+    struct fek_box *box, struct fek_box *boxref, const dbl4 *spos,
+    const dbl4 *sfrc, const dbl4 *sxref, const struct fek_box *sbox,
+    const int *back, int *flag)
+{
+	long g = blockIdx.x * (long)blockDim.x + threadIdx.x;
+
+	if (g >= p.n * p.nbox)
+		return;
+	int b = (int)(g / p.n), i = (int)(g % p.n);
+
+	if (!back[b])
+		return;
+	pos[g] = spos[g];
+	frc[g] = sfrc[g];
+	xref[g] = sxref[g];
+	if (i == 0) {
+		box[b] = sbox[2 * b];
+		boxref[b] = sbox[2 * b + 1];
+		flag[b] = 2;
+	}
+}
+
+/* ---- the host ----------------------------------------------------------- */
+
+#define CK(call, what)							\
+	do {								\
+		cudaError_t rc_ = (call);				\
+		if (rc_ != cudaSuccess) {				\
+			fek_cuda_fail(rc_, what);			\
+			goto fail;					\
+		}							\
+	} while (0)
+#define LAUNCHED(what)							\
+	do {								\
+		if (fek_cuda_launched(what) < 0)			\
+			goto fail;					\
+	} while (0)
+
+/* Device state, and a copy of it for replays. */
+struct dstate {
+	dbl4 *pos, *vel, *frc, *xref;
+	struct fek_box *box, *boxref;
+	struct fek_nhc *nhc, *nhc_mid;
+	struct boxstate *bs;
+};
+
+struct gpu {
+	struct kpar p;
+	int tpp, integ, need_nhc;
+	long N;
+	struct dstate d, snap;
+	int *nb, *cnt;
+	int4 *cgrid, *hcgrid;
+	long ncells, cellcap;
+	int *ccount, *cidx;
+	int *flag, *ovf, *maxcnt, *maxcell;
+	unsigned long long *nbuild;	/* lists built (replays too) */
+	double *part;
+	struct fek_pair_coef *coef;
+	double *tab;
+	struct fek_nhc_par np;
+	/* barostat */
+	dbl4 *spos, *sfrc, *sxref;
+	struct fek_box *sbox;
+	double *bsc, *hbsc;
+	int *bback, *hbback;
+	/* host staging */
+	dbl4 *h4;
+	struct boxstate *hbs;
+	struct fek_box *hbox;
+	struct fek_nhc *hnhc;
+	double rl;
+};
+
+static double
+ms_since(double t0)
+{
+	return 1e3 * (fek_seconds() - t0);
+}
+
+static int
+dstate_alloc(struct dstate *s, long N, int B)
+{
+	CK(cudaMalloc(&s->pos, N * sizeof(dbl4)), "cudaMalloc");
+	CK(cudaMalloc(&s->vel, N * sizeof(dbl4)), "cudaMalloc");
+	CK(cudaMalloc(&s->frc, N * sizeof(dbl4)), "cudaMalloc");
+	CK(cudaMalloc(&s->xref, N * sizeof(dbl4)), "cudaMalloc");
+	CK(cudaMalloc(&s->box, B * sizeof(struct fek_box)), "cudaMalloc");
+	CK(cudaMalloc(&s->boxref, B * sizeof(struct fek_box)), "cudaMalloc");
+	CK(cudaMalloc(&s->nhc, B * sizeof(struct fek_nhc)), "cudaMalloc");
+	CK(cudaMalloc(&s->nhc_mid, B * sizeof(struct fek_nhc)), "cudaMalloc");
+	CK(cudaMalloc(&s->bs, B * sizeof(struct boxstate)), "cudaMalloc");
+	return 0;
+fail:
+	return -1;
+}
+
+static void
+dstate_free(struct dstate *s)
+{
+	cudaFree(s->pos);
+	cudaFree(s->vel);
+	cudaFree(s->frc);
+	cudaFree(s->xref);
+	cudaFree(s->box);
+	cudaFree(s->boxref);
+	cudaFree(s->nhc);
+	cudaFree(s->nhc_mid);
+	cudaFree(s->bs);
+}
+
+static int
+dstate_copy(struct dstate *to, const struct dstate *from, long N, int B)
+{
+	size_t b4 = N * sizeof(dbl4);
+
+	CK(cudaMemcpyAsync(to->pos, from->pos, b4, cudaMemcpyDeviceToDevice),
+	    "copy state");
+	CK(cudaMemcpyAsync(to->vel, from->vel, b4, cudaMemcpyDeviceToDevice),
+	    "copy state");
+	CK(cudaMemcpyAsync(to->frc, from->frc, b4, cudaMemcpyDeviceToDevice),
+	    "copy state");
+	CK(cudaMemcpyAsync(to->xref, from->xref, b4,
+	    cudaMemcpyDeviceToDevice), "copy state");
+	CK(cudaMemcpyAsync(to->box, from->box, B * sizeof(struct fek_box),
+	    cudaMemcpyDeviceToDevice), "copy state");
+	CK(cudaMemcpyAsync(to->boxref, from->boxref, B *
+	    sizeof(struct fek_box), cudaMemcpyDeviceToDevice), "copy state");
+	CK(cudaMemcpyAsync(to->nhc, from->nhc, B * sizeof(struct fek_nhc),
+	    cudaMemcpyDeviceToDevice), "copy state");
+	CK(cudaMemcpyAsync(to->nhc_mid, from->nhc_mid, B *
+	    sizeof(struct fek_nhc), cudaMemcpyDeviceToDevice), "copy state");
+	CK(cudaMemcpyAsync(to->bs, from->bs, B * sizeof(struct boxstate),
+	    cudaMemcpyDeviceToDevice), "copy state");
+	return 0;
+fail:
+	return -1;
+}
+
+/* The cell grids of every box (host boxes), reach 1: cells of at least
+ * rl; 0 cells where a box is under 3 wide.  Grows the cell arrays. */
+static int
+set_cells(struct gpu *G, const struct fek_box *boxes, long n)
+{
+	long off = 0, maxc = 0;
+	int B = G->p.nbox;
+
+	for (int b = 0; b < B; b++) {
+		double w[3];
+		long nc[3];
+		int ok = 1;
+
+		fek_box_widths(&boxes[b], w);
+		for (int d = 0; d < 3; d++) {
+			nc[d] = (long)floor(w[d] / G->rl);
+			if (nc[d] > 1024)
+				nc[d] = 1024;
+			if (nc[d] < 3)
+				ok = 0;
+		}
+		if (!ok)
+			nc[0] = nc[1] = nc[2] = 0;
+		G->hcgrid[b] = make_int4((int)nc[0], (int)nc[1], (int)nc[2],
+		    (int)off);
+		off += nc[0] * nc[1] * nc[2];
+		if (nc[0] * nc[1] * nc[2] > maxc)
+			maxc = nc[0] * nc[1] * nc[2];
+	}
+	G->ncells = off;
+	if (G->p.maxpc == 0 && maxc > 0)
+		G->p.maxpc = (int)(2.0 * n / maxc + 8);
+	if (off > 0 && (off > G->cellcap || G->cidx == NULL)) {
+		cudaFree(G->ccount);
+		cudaFree(G->cidx);
+		G->cidx = NULL;
+		G->cellcap = off + off / 4 + 1;
+		CK(cudaMalloc(&G->ccount, G->cellcap * sizeof(int)),
+		    "cudaMalloc cells");
+		CK(cudaMalloc(&G->cidx, G->cellcap * (size_t)G->p.maxpc *
+		    sizeof(int)), "cudaMalloc cells");
+	}
+	CK(cudaMemcpy(G->cgrid, G->hcgrid, B * sizeof(int4),
+	    cudaMemcpyHostToDevice), "copy cells");
+	return 0;
+fail:
+	return -1;
+}
+
+static int
+launch_rebuild(struct gpu *G)
+{
+	long N = G->N;
+	int nb = (int)((N + BLOCK - 1) / BLOCK);
+	long maxcells = 0;
+
+	for (int b = 0; b < G->p.nbox; b++) {
+		long c = (long)G->hcgrid[b].x * G->hcgrid[b].y * G->hcgrid[b].z;
+
+		if (c > maxcells)
+			maxcells = c;
+	}
+	if (maxcells > 0) {
+		dim3 gc((unsigned)((maxcells + BLOCK - 1) / BLOCK < 1024 ?
+		    (maxcells + BLOCK - 1) / BLOCK : 1024), G->p.nbox);
+
+		k_cells_clear<<<gc, BLOCK>>>(G->p, G->cgrid, G->ccount,
+		    G->flag);
+		LAUNCHED("k_cells_clear");
+	}
+	k_cells_bin<<<nb, BLOCK>>>(G->p, G->d.pos, G->d.xref, G->d.box,
+	    G->d.boxref, G->cgrid, G->ccount, G->cidx, G->flag, G->ovf,
+	    G->maxcell);
+	LAUNCHED("k_cells_bin");
+	if (maxcells > 0) {
+		dim3 gc((unsigned)((maxcells + BLOCK - 1) / BLOCK < 1024 ?
+		    (maxcells + BLOCK - 1) / BLOCK : 1024), G->p.nbox);
+
+		k_cells_sort<<<gc, BLOCK>>>(G->p, G->cgrid, G->ccount, G->cidx,
+		    G->flag);
+		LAUNCHED("k_cells_sort");
+	}
+	k_nlist<<<nb, BLOCK>>>(G->p, G->d.xref, G->d.boxref, G->cgrid,
+	    G->ccount, G->cidx, G->nb, G->cnt, G->flag, G->ovf, G->maxcnt,
+	    G->nbuild);
+	LAUNCHED("k_nlist");
+	return 0;
+fail:
+	return -1;
+}
+
+template <int TPP, bool ENERGY, bool KICK>
+static void
+forces_tpp(struct gpu *G, int *flag)
+{
+	unsigned grid = (unsigned)(G->p.nblkbox * G->p.nbox);
+
+	if (G->p.style == FEK_PAIR_TABLE)
+		k_forces<TPP, ENERGY, KICK, FEK_PAIR_TABLE><<<grid, BLOCK>>>(
+		    G->p, G->d.pos, G->d.vel, G->d.frc, G->nb, G->cnt,
+		    G->d.box, G->coef, G->tab, G->part, flag, G->ovf);
+	else
+		k_forces<TPP, ENERGY, KICK, FEK_PAIR_LJ><<<grid, BLOCK>>>(
+		    G->p, G->d.pos, G->d.vel, G->d.frc, G->nb, G->cnt,
+		    G->d.box, G->coef, G->tab, G->part, flag, G->ovf);
+}
+
+template <bool ENERGY, bool KICK>
+static void
+forces_e(struct gpu *G, int *flag)
+{
+	switch (G->tpp) {
+	case 1: forces_tpp<1, ENERGY, KICK>(G, flag); break;
+	case 2: forces_tpp<2, ENERGY, KICK>(G, flag); break;
+	case 4: forces_tpp<4, ENERGY, KICK>(G, flag); break;
+	case 8: forces_tpp<8, ENERGY, KICK>(G, flag); break;
+	case 16: forces_tpp<16, ENERGY, KICK>(G, flag); break;
+	default: forces_tpp<32, ENERGY, KICK>(G, flag); break;
+	}
+}
+
+static int
+launch_forces(struct gpu *G, int energy, int kick)
+{
+	if (energy && kick)
+		forces_e<true, true>(G, G->flag);
+	else if (kick)
+		forces_e<false, true>(G, G->flag);
+	else
+		forces_e<true, false>(G, G->flag);
+	return fek_cuda_launched("k_forces");
+}
+
+static int
+launch_box_end(struct gpu *G, int mode)
+{
+	k_box_end<<<G->p.nbox, BLOCK>>>(G->p, G->part, G->d.bs, G->d.nhc,
+	    G->d.nhc_mid, G->np, mode, G->need_nhc);
+	return fek_cuda_launched("k_box_end");
+}
+
+static int
+launch_first_half(struct gpu *G, long long step)
+{
+	int nb = (int)((G->N + BLOCK - 1) / BLOCK);
+
+	if (G->integ == FEK_PMD_BAOAB)
+		k_first_half<FEK_PMD_BAOAB><<<nb, BLOCK>>>(G->p, G->d.pos,
+		    G->d.vel, G->d.frc, G->d.xref, G->d.box, G->d.bs, G->flag,
+		    step);
+	else if (G->integ == FEK_PMD_NHC)
+		k_first_half<FEK_PMD_NHC><<<nb, BLOCK>>>(G->p, G->d.pos,
+		    G->d.vel, G->d.frc, G->d.xref, G->d.box, G->d.bs, G->flag,
+		    step);
+	else
+		k_first_half<FEK_PMD_VERLET><<<nb, BLOCK>>>(G->p, G->d.pos,
+		    G->d.vel, G->d.frc, G->d.xref, G->d.box, G->d.bs, G->flag,
+		    step);
+	return fek_cuda_launched("k_first_half");
+}
+
+/* Set every box's flag to v (1 or 2) and rebuild. */
+static int
+rebuild_all(struct gpu *G, int v)
+{
+	int *h = (int *)fek_alloc(G->p.nbox, sizeof(int));
+
+	for (int b = 0; b < G->p.nbox; b++)
+		h[b] = v;
+	if (cudaMemcpy(G->flag, h, G->p.nbox * sizeof(int),
+	    cudaMemcpyHostToDevice) != cudaSuccess) {
+		free(h);
+		return fek_seterr(FEK_EX_SOFTWARE, "CUDA: copy flags");
+	}
+	free(h);
+	return launch_rebuild(G);
+}
+
+/* Overflow after a chunk: 0 none, 1 grown (replay), -1 error. */
+static int
+check_overflow(struct gpu *G, long long *replays)
+{
+	int ovf, mc, mcell, zero = 0;
+
+	CK(cudaMemcpy(&ovf, G->ovf, sizeof ovf, cudaMemcpyDeviceToHost),
+	    "copy flags");
+	if (ovf == 0)
+		return 0;
+	if (ovf & 4)
+		return fek_seterr(FEK_EX_NUMERIC, "two particles came closer "
+		    "than the pair table's first point (the step is too long, "
+		    "or the table starts too far out)");
+	CK(cudaMemcpy(&mc, G->maxcnt, sizeof mc, cudaMemcpyDeviceToHost),
+	    "copy flags");
+	CK(cudaMemcpy(&mcell, G->maxcell, sizeof mcell,
+	    cudaMemcpyDeviceToHost), "copy flags");
+	if (ovf & 1) {
+		G->p.maxnb = (long)(1.2 * mc) + 8;
+		if (G->p.maxnb > G->p.n)
+			G->p.maxnb = G->p.n;
+		cudaFree(G->nb);
+		CK(cudaMalloc(&G->nb, G->N * G->p.maxnb * sizeof(int)),
+		    "cudaMalloc lists");
+	}
+	if (ovf & 2) {
+		G->p.maxpc = (int)(1.3 * mcell) + 4;
+		cudaFree(G->cidx);
+		CK(cudaMalloc(&G->cidx, G->cellcap * (size_t)G->p.maxpc *
+		    sizeof(int)), "cudaMalloc cells");
+	}
+	CK(cudaMemcpy(G->ovf, &zero, sizeof zero, cudaMemcpyHostToDevice),
+	    "copy flags");
+	CK(cudaMemcpy(G->maxcnt, &zero, sizeof zero, cudaMemcpyHostToDevice),
+	    "copy flags");
+	CK(cudaMemcpy(G->maxcell, &zero, sizeof zero, cudaMemcpyHostToDevice),
+	    "copy flags");
+	(*replays)++;
+	return 1;
+fail:
+	return -1;
+}
+
+/* The device's state into s (velocities with their pending s1). */
+static int
+download(struct gpu *G, struct fek_psys *s, int want_f, double *f,
+    double *e)
+{
+	long N = G->N;
+	int B = G->p.nbox;
+
+	CK(cudaMemcpy(G->hbs, G->d.bs, B * sizeof(struct boxstate),
+	    cudaMemcpyDeviceToHost), "copy down");
+	CK(cudaMemcpy(G->h4, G->d.pos, N * sizeof(dbl4),
+	    cudaMemcpyDeviceToHost), "copy down");
+	for (long g = 0; g < N; g++) {
+		s->x[3 * g] = G->h4[g].x;
+		s->x[3 * g + 1] = G->h4[g].y;
+		s->x[3 * g + 2] = G->h4[g].z;
+	}
+	CK(cudaMemcpy(G->h4, G->d.vel, N * sizeof(dbl4),
+	    cudaMemcpyDeviceToHost), "copy down");
+	for (long g = 0; g < N; g++) {
+		double a = G->need_nhc ? G->hbs[g / G->p.n].s1 : 1;
+
+		s->v[3 * g] = G->h4[g].x * a;
+		s->v[3 * g + 1] = G->h4[g].y * a;
+		s->v[3 * g + 2] = G->h4[g].z * a;
+	}
+	CK(cudaMemcpy(G->h4, G->d.xref, N * sizeof(dbl4),
+	    cudaMemcpyDeviceToHost), "copy down");
+	for (long g = 0; g < N; g++) {
+		s->xref[3 * g] = G->h4[g].x;
+		s->xref[3 * g + 1] = G->h4[g].y;
+		s->xref[3 * g + 2] = G->h4[g].z;
+	}
+	if (want_f) {
+		CK(cudaMemcpy(G->h4, G->d.frc, N * sizeof(dbl4),
+		    cudaMemcpyDeviceToHost), "copy down");
+		for (long g = 0; g < N; g++) {
+			f[3 * g] = G->h4[g].x;
+			f[3 * g + 1] = G->h4[g].y;
+			f[3 * g + 2] = G->h4[g].z;
+			e[g] = G->h4[g].w;
+		}
+	}
+	CK(cudaMemcpy(s->box, G->d.box, B * sizeof(struct fek_box),
+	    cudaMemcpyDeviceToHost), "copy down");
+	CK(cudaMemcpy(s->boxref, G->d.boxref, B * sizeof(struct fek_box),
+	    cudaMemcpyDeviceToHost), "copy down");
+	CK(cudaMemcpy(s->nhc, G->d.nhc_mid, B * sizeof(struct fek_nhc),
+	    cudaMemcpyDeviceToHost), "copy down");
+	for (int b = 0; b < B; b++)
+		s->twoK[b] = G->hbs[b].twoK;
+	s->have_ref = 1;
+	return 0;
+fail:
+	return -1;
+}
+
+static int
+upload(struct gpu *G, const struct fek_psys *s)
+{
+	long N = G->N;
+	int B = G->p.nbox;
+
+	for (long g = 0; g < N; g++)
+		G->h4[g] = make_dbl4(s->x[3 * g], s->x[3 * g + 1],
+		    s->x[3 * g + 2], s->type[g % s->n]);
+	CK(cudaMemcpy(G->d.pos, G->h4, N * sizeof(dbl4),
+	    cudaMemcpyHostToDevice), "copy up");
+	for (long g = 0; g < N; g++)
+		G->h4[g] = make_dbl4(s->v[3 * g], s->v[3 * g + 1],
+		    s->v[3 * g + 2], s->type[g % s->n]);
+	CK(cudaMemcpy(G->d.vel, G->h4, N * sizeof(dbl4),
+	    cudaMemcpyHostToDevice), "copy up");
+	for (long g = 0; g < N; g++)
+		G->h4[g] = make_dbl4(s->xref[3 * g], s->xref[3 * g + 1],
+		    s->xref[3 * g + 2], s->type[g % s->n]);
+	CK(cudaMemcpy(G->d.xref, G->h4, N * sizeof(dbl4),
+	    cudaMemcpyHostToDevice), "copy up");
+	CK(cudaMemcpy(G->d.box, s->box, B * sizeof(struct fek_box),
+	    cudaMemcpyHostToDevice), "copy up");
+	CK(cudaMemcpy(G->d.boxref, s->boxref, B * sizeof(struct fek_box),
+	    cudaMemcpyHostToDevice), "copy up");
+	CK(cudaMemcpy(G->d.nhc, s->nhc, B * sizeof(struct fek_nhc),
+	    cudaMemcpyHostToDevice), "copy up");
+	CK(cudaMemcpy(G->d.nhc_mid, s->nhc, B * sizeof(struct fek_nhc),
+	    cudaMemcpyHostToDevice), "copy up");
+	for (int b = 0; b < B; b++) {
+		memset(&G->hbs[b], 0, sizeof G->hbs[b]);
+		G->hbs[b].twoK = s->twoK[b];
+		G->hbs[b].s1 = G->hbs[b].s2 = 1;
+	}
+	CK(cudaMemcpy(G->d.bs, G->hbs, B * sizeof(struct boxstate),
+	    cudaMemcpyHostToDevice), "copy up");
+	return 0;
+fail:
+	return -1;
+}
+
+/* The threads a particle: about a row's mean length over 8 (full rows
+ * of some 100 pairs in the dense LJ liquid: 8). */
+static int
+pick_tpp(double mean_row)
+{
+	const char *e = getenv("FEK_PMD_TPP");
+	int t = 1;
+
+	if (e && (atoi(e) == 1 || atoi(e) == 2 || atoi(e) == 4 || atoi(e) ==
+	    8 || atoi(e) == 16 || atoi(e) == 32))
+		return atoi(e);
+	while (t < 32 && t * 12 < mean_row)
+		t *= 2;
+	return t;
+}
+
+static int
+thermo_rows(struct gpu *G, struct fek_psys *s, const struct fek_pairpot *pp,
+    const struct fek_pmd_par *par, const struct fek_pmd_sink *sink,
+    long long t, double nf, const long *count)
+{
+	unsigned long long nbuild;
+
+	CK(cudaMemcpy(G->hbs, G->d.bs, G->p.nbox * sizeof(struct boxstate),
+	    cudaMemcpyDeviceToHost), "copy down");
+	CK(cudaMemcpy(&nbuild, G->nbuild, sizeof nbuild,
+	    cudaMemcpyDeviceToHost), "copy down");
+	if (G->need_nhc)
+		CK(cudaMemcpy(G->hnhc, G->d.nhc_mid, G->p.nbox *
+		    sizeof(struct fek_nhc), cudaMemcpyDeviceToHost),
+		    "copy down");
+	for (int b = 0; b < G->p.nbox; b++) {
+		struct fek_pmd_thermo th;
+
+		memset(&th, 0, sizeof th);
+		th.V = fek_box_volume(&G->hbox[b]);
+		fek_pair_tail(pp, count, th.V, &th.Utail, &th.Ptail);
+		th.K = 0.5 * G->hbs[b].twoK;
+		th.U = G->hbs[b].U;
+		th.W = G->hbs[b].W;
+		th.T = G->hbs[b].twoK / nf;
+		th.P = (G->hbs[b].twoK + th.W) / (3 * th.V) + th.Ptail;
+		th.H = th.K + th.U + th.Utail;
+		if (G->need_nhc)
+			th.H += fek_nhc_energy(&G->np, &G->hnhc[b]);
+		if (par->baro)
+			th.H += par->pressure * th.V;
+		th.acc = s->natt[b] ? (double)s->nacc[b] / s->natt[b] : 0;
+		th.nbuild = (long long)nbuild;
+		if (sink->thermo && sink->thermo(sink->ctx, t, b, &th) < 0)
+			return -1;
+	}
+	return 0;
+fail:
+	return -1;
+}
+
+/* Step 7 on every box at once. */
+static int
+volume_moves(struct gpu *G, struct fek_psys *s, const struct fek_pairpot *pp,
+    const struct fek_pmd_par *par, long long t, const long *count)
+{
+	int B = G->p.nbox, any = 0, anyback = 0;
+	double *U0 = (double *)fek_alloc(B, sizeof(double));
+	double *W0 = (double *)fek_alloc(B, sizeof(double));
+	double *V0 = (double *)fek_alloc(B, sizeof(double));
+	double *dV = (double *)fek_alloc(B, sizeof(double));
+	double *u1 = (double *)fek_alloc(B, sizeof(double));
+	struct fek_box *old = (struct fek_box *)fek_alloc(B, sizeof *old);
+	int rc = -1;
+
+	CK(cudaMemcpy(G->hbs, G->d.bs, B * sizeof(struct boxstate),
+	    cudaMemcpyDeviceToHost), "copy down");
+	memcpy(old, G->hbox, B * sizeof *old);
+	for (int b = 0; b < B; b++) {
+		double u[2], V1, sc;
+		struct fek_box nb = G->hbox[b];
+
+		U0[b] = G->hbs[b].U;
+		W0[b] = G->hbs[b].W;
+		V0[b] = fek_box_volume(&nb);
+		fek_pmd_uniforms2(G->p.key, 0, (uint32_t)b, (uint64_t)t,
+		    FEK_RNG_BAROSTAT, 0, u);
+		dV[b] = s->dvmax[b] * (2 * u[0] - 1);
+		u1[b] = u[1];
+		V1 = V0[b] + dV[b];
+		s->natt[b]++;
+		G->hbsc[b] = 0;
+		if (V1 <= 0)
+			continue;
+		sc = cbrt(V1 / V0[b]);
+		nb.lx *= sc;
+		nb.ly *= sc;
+		nb.lz *= sc;
+		nb.xy *= sc;
+		nb.xz *= sc;
+		nb.yz *= sc;
+		fek_box_set(&nb);
+		if (fek_box_check(&nb, G->rl, "box") < 0)
+			continue;
+		G->hbsc[b] = sc;
+		G->hbox[b] = nb;
+		any = 1;
+	}
+	if (any) {
+		int nbk = (int)((G->N + BLOCK - 1) / BLOCK);
+
+		CK(cudaMemcpy(G->bsc, G->hbsc, B * sizeof(double),
+		    cudaMemcpyHostToDevice), "copy up");
+		k_baro_scale<<<nbk, BLOCK>>>(G->p, G->d.pos, G->d.frc,
+		    G->d.xref, G->d.box, G->d.boxref, G->spos, G->sfrc,
+		    G->sxref, G->sbox, G->bsc, G->flag);
+		LAUNCHED("k_baro_scale");
+		CK(cudaMemcpy(G->d.box, G->hbox, B * sizeof(struct fek_box),
+		    cudaMemcpyHostToDevice), "copy up");
+		if (set_cells(G, G->hbox, G->p.n) < 0 || launch_rebuild(G) < 0 ||
+		    launch_forces(G, 1, 0) < 0 || launch_box_end(G, 2) < 0)
+			goto fail;
+		CK(cudaMemcpy(G->hbs, G->d.bs, B * sizeof(struct boxstate),
+		    cudaMemcpyDeviceToHost), "copy down");
+		for (int b = 0; b < B; b++) {
+			double V1 = V0[b] + dV[b], ut0, ut1, pt, w;
+			int acc;
+
+			G->hbback[b] = 0;
+			if (G->hbsc[b] == 0)
+				continue;
+			fek_pair_tail(pp, count, V0[b], &ut0, &pt);
+			fek_pair_tail(pp, count, V1, &ut1, &pt);
+			w = (G->hbs[b].U + ut1 - U0[b] - ut0) + par->pressure *
+			    dV[b] - s->n * par->kT * log(V1 / V0[b]);
+			acc = w <= 0 || u1[b] < exp(-w / par->kT);
+			s->nacc[b] += acc;
+			if (!acc) {
+				G->hbback[b] = 1;
+				G->hbox[b] = old[b];
+				G->hbs[b].U = U0[b];
+				G->hbs[b].W = W0[b];
+				anyback = 1;
+			}
+		}
+		CK(cudaMemcpy(G->d.bs, G->hbs, B * sizeof(struct boxstate),
+		    cudaMemcpyHostToDevice), "copy up");
+		if (anyback) {
+			CK(cudaMemcpy(G->bback, G->hbback, B * sizeof(int),
+			    cudaMemcpyHostToDevice), "copy up");
+			k_baro_restore<<<nbk, BLOCK>>>(G->p, G->d.pos, G->d.frc,
+			    G->d.xref, G->d.box, G->d.boxref, G->spos, G->sfrc,
+			    G->sxref, G->sbox, G->bback, G->flag);
+			LAUNCHED("k_baro_restore");
+			if (set_cells(G, G->hbox, G->p.n) < 0 ||
+			    launch_rebuild(G) < 0)
+				goto fail;
+			CK(cudaMemset(G->flag, 0, B * sizeof(int)),
+			    "cudaMemset");
+		}
+	}
+	for (int b = 0; b < B; b++) {
+		if (s->natt[b] % 10 == 0) {
+			long a = s->nacc[b] - s->nacc0[b];
+
+			if (a < 3)
+				s->dvmax[b] *= 0.9;
+			else if (a > 7)
+				s->dvmax[b] *= 1.1;
+			if (s->dvmax[b] > 0.3 * fek_box_volume(&G->hbox[b]))
+				s->dvmax[b] = 0.3 * fek_box_volume(&G->hbox[b]);
+			s->nacc0[b] = s->nacc[b];
+		}
+	}
+	rc = 0;
+fail:
+	free(U0);
+	free(W0);
+	free(V0);
+	free(dV);
+	free(u1);
+	free(old);
+	return rc;
+}
+
+extern "C" int
+fek_gpu_pmd_run(struct fek_psys *s, const struct fek_pairpot *pp,
+    const struct fek_pmd_par *par, const struct fek_pmd_sink *sink,
+    struct fek_gpu_pmd_stats *st)
+{
+	struct gpu G;
+	struct cudaDeviceProp prop;
+	long long t0 = s->step, tend = s->step + par->equil + par->nsteps;
+	long count[FEK_PMD_MAXTYPES];
+	double nf = fek_pmd_nf(s, par), clock0 = fek_seconds(), tsink = 0;
+	double rho = 0, last = clock0, *hf = NULL, *he = NULL;
+	int B = s->nbox, rc = -1;
+	long n = s->n;
+
+	memset(&G, 0, sizeof G);
+	memset(st, 0, sizeof *st);
+	CK(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties");
+	snprintf(st->device, sizeof st->device, "%s", prop.name);
+	if (par->zero_every > 0 && par->integ != FEK_PMD_BAOAB)
+		return fek_seterr(FEK_EX_USAGE, "--zero-momentum: only with "
+		    "-i baoab (the other integrators keep the momentum)");
+	G.N = n * B;
+	G.integ = par->integ;
+	G.need_nhc = par->integ == FEK_PMD_NHC;
+	G.rl = pp->rcmax + par->skin;
+	G.p.n = n;
+	G.p.nbox = B;
+	G.p.ntypes = pp->ntypes;
+	G.p.style = pp->style;
+	G.p.dt = par->dt;
+	G.p.hdt = 0.5 * par->dt;
+	G.p.c1 = exp(-par->gamma * par->dt);
+	G.p.skinq = 0.25 * par->skin * par->skin;
+	G.p.rl2 = G.rl * G.rl;
+	G.p.key = fek_pmd_key(par->seed);
+	for (int t = 0; t < FEK_PMD_MAXTYPES; t++) {
+		G.p.hdtm[t] = 0.5 * par->dt / s->mass[t];
+		G.p.c2[t] = sqrt((1 - G.p.c1 * G.p.c1) * par->kT / s->mass[t]);
+		G.p.mass[t] = s->mass[t];
+	}
+	fek_pmd_nhc_par(par, s, &G.np);
+	fek_pmd_counts(s, count);
+	for (int b = 0; b < B; b++)
+		if (n / fek_box_volume(&s->box[b]) > rho)
+			rho = n / fek_box_volume(&s->box[b]);
+	G.p.maxnb = (long)(1.3 * 4.0 / 3 * M_PI * G.rl * G.rl * G.rl * rho) +
+	    16;
+	if (G.p.maxnb > n)
+		G.p.maxnb = n;
+	G.tpp = pick_tpp(4.0 / 3 * M_PI * G.rl * G.rl * G.rl * rho);
+	G.p.nblkbox = (int)((n * G.tpp + BLOCK - 1) / BLOCK);
+	st->tpp = G.tpp;
+
+	if (dstate_alloc(&G.d, G.N, B) < 0 || dstate_alloc(&G.snap, G.N, B) <
+	    0)
+		goto fail;
+	CK(cudaMalloc(&G.nb, G.N * G.p.maxnb * sizeof(int)), "cudaMalloc");
+	CK(cudaMalloc(&G.cnt, G.N * sizeof(int)), "cudaMalloc");
+	CK(cudaMalloc(&G.cgrid, B * sizeof(int4)), "cudaMalloc");
+	CK(cudaMalloc(&G.flag, B * sizeof(int)), "cudaMalloc");
+	CK(cudaMalloc(&G.ovf, sizeof(int)), "cudaMalloc");
+	CK(cudaMalloc(&G.maxcnt, sizeof(int)), "cudaMalloc");
+	CK(cudaMalloc(&G.maxcell, sizeof(int)), "cudaMalloc");
+	CK(cudaMalloc(&G.nbuild, sizeof(unsigned long long)), "cudaMalloc");
+	CK(cudaMemset(G.nbuild, 0, sizeof(unsigned long long)),
+	    "cudaMemset");
+	CK(cudaMalloc(&G.part, 3 * (size_t)G.p.nblkbox * B * sizeof(double)),
+	    "cudaMalloc");
+	CK(cudaMalloc(&G.coef, sizeof pp->coef), "cudaMalloc");
+	CK(cudaMemcpy(G.coef, pp->coef, sizeof pp->coef,
+	    cudaMemcpyHostToDevice), "copy up");
+	if (pp->ntab > 0) {
+		CK(cudaMalloc(&G.tab, 2 * pp->ntab * sizeof(double)),
+		    "cudaMalloc");
+		CK(cudaMemcpy(G.tab, pp->tab, 2 * pp->ntab * sizeof(double),
+		    cudaMemcpyHostToDevice), "copy up");
+	}
+	CK(cudaMemset(G.ovf, 0, sizeof(int)), "cudaMemset");
+	CK(cudaMemset(G.maxcnt, 0, sizeof(int)), "cudaMemset");
+	CK(cudaMemset(G.maxcell, 0, sizeof(int)), "cudaMemset");
+	if (par->baro) {
+		CK(cudaMalloc(&G.spos, G.N * sizeof(dbl4)), "cudaMalloc");
+		CK(cudaMalloc(&G.sfrc, G.N * sizeof(dbl4)), "cudaMalloc");
+		CK(cudaMalloc(&G.sxref, G.N * sizeof(dbl4)), "cudaMalloc");
+		CK(cudaMalloc(&G.sbox, 2 * B * sizeof(struct fek_box)),
+		    "cudaMalloc");
+		CK(cudaMalloc(&G.bsc, B * sizeof(double)), "cudaMalloc");
+		CK(cudaMalloc(&G.bback, B * sizeof(int)), "cudaMalloc");
+	}
+	G.hbsc = (double *)fek_alloc(B, sizeof(double));
+	G.hbback = (int *)fek_alloc(B, sizeof(int));
+	G.h4 = (dbl4 *)fek_alloc(G.N, sizeof(dbl4));
+	G.hbs = (struct boxstate *)fek_alloc(B, sizeof(struct boxstate));
+	G.hbox = (struct fek_box *)fek_alloc(B, sizeof(struct fek_box));
+	G.hnhc = (struct fek_nhc *)fek_alloc(B, sizeof(struct fek_nhc));
+	G.hcgrid = (int4 *)fek_alloc(B, sizeof(int4));
+	hf = (double *)fek_alloc(3 * G.N, sizeof(double));
+	he = (double *)fek_alloc(G.N, sizeof(double));
+
+	/* the start: lists from the reference positions, forces, 2K */
+	if (!s->have_ref) {
+		memcpy(s->xref, s->x, 3 * G.N * sizeof *s->x);
+		memcpy(s->boxref, s->box, B * sizeof *s->box);
+		s->have_ref = 1;
+	}
+	if (!par->restart)
+		for (int b = 0; b < B; b++) {
+			s->twoK[b] = fek_psys_twoK(s, b);
+			memset(&s->nhc[b], 0, sizeof s->nhc[b]);
+			s->dvmax[b] = 0.01 * fek_box_volume(&s->box[b]);
+		}
+	for (int b = 0; b < B; b++)
+		if (fek_box_check(&s->box[b], G.rl, "box") < 0)
+			goto fail;
+	memcpy(G.hbox, s->box, B * sizeof *s->box);
+	if (upload(&G, s) < 0 || set_cells(&G, s->boxref, n) < 0)
+		goto fail;
+	for (;;) {
+		int o;
+
+		if (rebuild_all(&G, 2) < 0 || launch_forces(&G, 1, 0) < 0 ||
+		    launch_box_end(&G, 2) < 0)
+			goto fail;
+		if ((o = check_overflow(&G, &st->replays)) < 0)
+			goto fail;
+		if (o == 0)
+			break;
+	}
+	if (launch_box_end(&G, 0) < 0)
+		goto fail;
+	CK(cudaDeviceSynchronize(), "start");
+	st->setup_ms = ms_since(clock0);
+	if (!par->restart && par->thermo_every > 0 && thermo_rows(&G, s, pp,
+	    par, sink, t0, nf, count) < 0)
+		goto fail;
+	if (par->nsteps == 0 && par->equil == 0) {
+		double ts = fek_seconds();
+
+		if (download(&G, s, par->want_f, hf, he) < 0)
+			goto fail;
+		for (int b = 0; b < B; b++)
+			if (sink->frame(sink->ctx, s, b, s->x + 3 * n * b,
+			    s->v + 3 * n * b, par->want_f ? hf + 3 * n * b :
+			    NULL, par->want_f ? he + n * b : NULL) < 0)
+				goto fail;
+		tsink += ms_since(ts);
+	}
+
+	clock0 = fek_seconds();
+	for (long long t = t0 + 1; t <= tend; ) {
+		/* a chunk: up to the next event, at most CHUNK steps */
+		long long end = t + CHUNK - 1 < tend ? t + CHUNK - 1 : tend;
+		long long u;
+		int o;
+
+		for (u = t; u <= end; u++) {
+			int log = par->thermo_every > 0 && (u - t0) %
+			    par->thermo_every == 0;
+			int baro = par->baro && u % par->baro_every == 0;
+			int frame = par->every > 0 && u - t0 > par->equil &&
+			    (u - t0 - par->equil) % par->every == 0;
+			int ck = par->ckpt_every > 0 && u % par->ckpt_every ==
+			    0;
+
+			if (log || baro || frame || ck) {
+				end = u;
+				break;
+			}
+		}
+		if (dstate_copy(&G.snap, &G.d, G.N, B) < 0)
+			goto fail;
+		for (u = t; u <= end; u++) {
+			int log = par->thermo_every > 0 && (u - t0) %
+			    par->thermo_every == 0;
+			int baro = par->baro && u % par->baro_every == 0;
+			int frame = par->every > 0 && u - t0 > par->equil &&
+			    (u - t0 - par->equil) % par->every == 0;
+			int need_e = log || baro || (frame && par->want_f);
+
+			if (launch_first_half(&G, u) < 0 || launch_rebuild(&G) <
+			    0 || launch_forces(&G, need_e, 1) < 0)
+				goto fail;
+			if ((G.need_nhc || need_e) && launch_box_end(&G, 1) < 0)
+				goto fail;
+		}
+		if ((o = check_overflow(&G, &st->replays)) < 0)
+			goto fail;
+		if (o == 1) {
+			/* back to the chunk's start, lists from its xref */
+			if (dstate_copy(&G.d, &G.snap, G.N, B) < 0 ||
+			    set_cells(&G, G.hbox, n) < 0 || rebuild_all(&G,
+			    2) < 0)
+				goto fail;
+			continue;
+		}
+		t = end + 1;
+		s->step = end;
+		{
+			/* the events of step `end` */
+			long long u2 = end;
+			int log = par->thermo_every > 0 && (u2 - t0) %
+			    par->thermo_every == 0;
+			int baro = par->baro && u2 % par->baro_every == 0;
+			int frame = par->every > 0 && u2 - t0 > par->equil &&
+			    (u2 - t0 - par->equil) % par->every == 0;
+			int ck = par->ckpt_every > 0 && u2 % par->ckpt_every ==
+			    0 && u2 < tend;
+			double ts = fek_seconds();
+
+			if (baro && volume_moves(&G, s, pp, par, u2, count) < 0)
+				goto fail;
+			if (log && thermo_rows(&G, s, pp, par, sink, u2, nf,
+			    count) < 0)
+				goto fail;
+			if (frame || ck) {
+				if (download(&G, s, frame && par->want_f, hf,
+				    he) < 0)
+					goto fail;
+				for (int b = 0; frame && b < B; b++)
+					if (sink->frame(sink->ctx, s, b, s->x +
+					    3 * n * b, s->v + 3 * n * b,
+					    par->want_f ? hf + 3 * n * b : NULL,
+					    par->want_f ? he + n * b : NULL) < 0)
+						goto fail;
+				if (ck && sink->checkpoint &&
+				    sink->checkpoint(sink->ctx, s) < 0)
+					goto fail;
+			}
+			tsink += ms_since(ts);
+		}
+		if (sink->progress) {
+			double now = fek_seconds();
+
+			if (now - last > 1) {
+				sink->progress(sink->ctx, (double)(end - t0) /
+				    (tend - t0), (end - t0) / (now - clock0));
+				last = now;
+			}
+		}
+	}
+	CK(cudaDeviceSynchronize(), "run");
+	st->run_ms = ms_since(clock0);
+	if (download(&G, s, 0, hf, he) < 0)
+		goto fail;
+	s->step = tend;
+	if (sink->checkpoint && sink->checkpoint(sink->ctx, s) < 0)
+		goto fail;
+	if (sink->progress && tend > t0)
+		sink->progress(sink->ctx, 1, (tend - t0) / (st->run_ms * 1e-3 +
+		    1e-12));
+	st->sink_ms = tsink;
+	st->maxnb = G.p.maxnb;
+	{
+		unsigned long long nb;
+
+		CK(cudaMemcpy(&nb, G.nbuild, sizeof nb, cudaMemcpyDeviceToHost),
+		    "copy down");
+		st->nbuild = (long long)nb;
+	}
+	rc = 0;
+fail:
+	dstate_free(&G.d);
+	dstate_free(&G.snap);
+	cudaFree(G.nb);
+	cudaFree(G.cnt);
+	cudaFree(G.cgrid);
+	cudaFree(G.flag);
+	cudaFree(G.ovf);
+	cudaFree(G.maxcnt);
+	cudaFree(G.maxcell);
+	cudaFree(G.nbuild);
+	cudaFree(G.part);
+	cudaFree(G.coef);
+	cudaFree(G.tab);
+	cudaFree(G.ccount);
+	cudaFree(G.cidx);
+	cudaFree(G.spos);
+	cudaFree(G.sfrc);
+	cudaFree(G.sxref);
+	cudaFree(G.sbox);
+	cudaFree(G.bsc);
+	cudaFree(G.bback);
+	free(G.hbsc);
+	free(G.hbback);
+	free(G.h4);
+	free(G.hbs);
+	free(G.hbox);
+	free(G.hnhc);
+	free(G.hcgrid);
+	free(hf);
+	free(he);
+	return rc;
+}

@@ -1,0 +1,17 @@
+/*
+ * gpu_stub_pmd.c - md-gpu's particle engine's GPU entry point
+ * (kernels/pmd.cuh) in a build without nvcc.  It is never reached there
+ * (fek_device_resolve reports no GPU first); if it is, it fails with
+ * exit code 69.
+ */
+#include "fek.h"
+#include "../kernels/pmd.cuh"
+
+int
+fek_gpu_pmd_run(struct fek_psys *s, const struct fek_pairpot *pp,
+    const struct fek_pmd_par *par, const struct fek_pmd_sink *sink,
+    struct fek_gpu_pmd_stats *st)
+{
+	return fek_seterr(FEK_EX_UNAVAILABLE, "-d gpu: fek was built "
+	    "without CUDA (nvcc not found)");
+}
