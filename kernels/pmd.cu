@@ -15,12 +15,15 @@
  *    last half kick is done there too;
  *  - lists rebuilt without a host round trip: the first-half kernel flags
  *    a box where a particle moved more than skin/2 since the build, and
- *    the four rebuild kernels (clear cells, bin, sort each cell by index,
- *    build the rows through the 27-cell stencil, or all pairs in a box
- *    under 3 cells wide) run every step and return at once for unflagged
- *    boxes.  Cells are sorted so that the rows' order, hence the sums,
- *    do not depend on the order atomics bin the particles: a run gives
- *    the same bits every time;
+ *    the three rebuild kernels (bin into cells, sort each cell by index,
+ *    build the rows through the cell stencil, or all pairs in a box under
+ *    3 cells wide, TPP lanes a particle appending their hits in order)
+ *    run every step and return at once for unflagged boxes; the forces
+ *    kernel clears the flags and cell counts after a build.  The cells
+ *    hold single-precision copies of the positions (the list's distance
+ *    test allows for their rounding), read in order, and are sorted so
+ *    that the rows' order, hence the sums, do not depend on the order
+ *    atomics bin the particles: a run gives the same bits every time;
  *  - sums over a box (2K, energy, virial) per block in a fixed tree, then
  *    per box in a fixed order (k_box_end), where the Nose-Hoover chain's
  *    two half steps are done; velocities take the end-of-step factor s1
@@ -55,6 +58,10 @@ extern "C" {
 typedef double4_32a dbl4;
 #define make_dbl4 make_double4_32a
 #define BLOCK 128		/* threads a block */
+#define BOXB 512		/* threads of a box's sums (k_box_end) */
+#define NLB 256			/* threads of a cell's list build */
+#define NLTPP 8			/* lanes a particle in the list build */
+#define STYLE_LJ_FSHIFT 2	/* k_forces: LJ with the force shifted */
 
 /* What every kernel is told. */
 struct kpar {
@@ -64,6 +71,7 @@ struct kpar {
 	int maxpc;			/* cell capacity */
 	int nblkbox;			/* force blocks a box */
 	double dt, hdt, c1, skinq, rl2;
+	float rl2f;			/* the list's test in single precision */
 	double hdtm[FEK_PMD_MAXTYPES], c2[FEK_PMD_MAXTYPES];
 	double mass[FEK_PMD_MAXTYPES];
 	uint64_t key;
@@ -141,23 +149,9 @@ k_first_half(struct kpar p, dbl4 *pos, dbl4 *vel, const dbl4 *frc,
 /* The rebuild.  flag[b]: 0 nothing, 1 from the positions now, 2 from the
  * reference positions already there. */
 __global__ void
-k_cells_clear(struct kpar p, const int4 *cgrid, int *ccount, const int *flag)
-{
-	int b = blockIdx.y;
-	int4 cg = cgrid[b];
-	int nc = cg.x * cg.y * cg.z;
-
-	if (!flag[b])
-		return;
-	for (int c = blockIdx.x * blockDim.x + threadIdx.x; c < nc; c +=
-	    gridDim.x * blockDim.x)
-		ccount[cg.w + c] = 0;
-}
-
-__global__ void
 k_cells_bin(struct kpar p, const dbl4 *pos, dbl4 *xref,
     const struct fek_box *box, struct fek_box *boxref, const int4 *cgrid,
-    int *ccount, int *cidx, const int *flag, int *ovf, int *maxcell)
+    int *ccount, float4 *cbin, const int *flag, int *ovf, int *maxcell)
 {
 	long g = blockIdx.x * (long)blockDim.x + threadIdx.x;
 
@@ -179,118 +173,264 @@ k_cells_bin(struct kpar p, const dbl4 *pos, dbl4 *xref,
 	if (cg.x == 0)
 		return;
 	double x[3] = { r.x, r.y, r.z };
-	int c = cg.w + cell_of(&bx, x, cg);
+	int c = cg.w + cell_of(&bx, x, make_int4(cg.x, cg.y, cg.z, 0));
 	int slot = atomicAdd(&ccount[c], 1);
 
 	if (slot < p.maxpc)
-		cidx[(long)c * p.maxpc + slot] = i;
+		cbin[(long)c * p.maxpc + slot] = make_float4((float)r.x,
+		    (float)r.y, (float)r.z, __int_as_float(i));
 	else {
 		atomicOr(ovf, 2);
 		atomicMax(maxcell, slot + 1);
 	}
 }
 
-/* Each cell's particles in increasing order (insertion sort). */
+/* Each cell's particles in increasing order: a warp a cell, each entry's
+ * rank counted against the others (no two particles share an index),
+ * from the binned copy cbin into cell. */
 __global__ void
-k_cells_sort(struct kpar p, const int4 *cgrid, const int *ccount, int *cidx,
-    const int *flag)
+k_cells_sort(struct kpar p, const int4 *cgrid, const int *ccount,
+    const float4 *cbin, float4 *cell, const int *flag)
 {
-	int b = blockIdx.y;
+	int b = blockIdx.y, lane = threadIdx.x % 32;
 	int4 cg = cgrid[b];
 	int nc = cg.x * cg.y * cg.z;
+	int warps = gridDim.x * (blockDim.x / 32);
 
 	if (!flag[b])
 		return;
-	for (int c = blockIdx.x * blockDim.x + threadIdx.x; c < nc; c +=
-	    gridDim.x * blockDim.x) {
+	for (int c = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32; c < nc;
+	    c += warps) {
+		long base = (long)(cg.w + c) * p.maxpc;
 		int m = min(ccount[cg.w + c], p.maxpc);
-		int *a = cidx + (long)(cg.w + c) * p.maxpc;
 
-		for (int k = 1; k < m; k++) {
-			int v = a[k], j = k - 1;
+		for (int k = lane; k < m; k += 32) {
+			float4 e = cbin[base + k];
+			int rank = 0, me = __float_as_int(e.w);
 
-			while (j >= 0 && a[j] > v) {
-				a[j + 1] = a[j];
-				j--;
-			}
-			a[j + 1] = v;
+			for (int l = 0; l < m; l++)
+				rank += __float_as_int(cbin[base + l].w) < me;
+			cell[base + rank] = e;
 		}
 	}
 }
 
-__global__ void
-k_nlist(struct kpar p, const dbl4 *xref, const struct fek_box *boxref,
-    const int4 *cgrid, const int *ccount, const int *cidx, int *nb,
-    int *cnt, const int *flag, int *ovf, int *maxcnt,
-    unsigned long long *nbuild)
+/* One candidate per lane of a particle's TPP lanes: the hits are
+ * appended in the lanes' order (a ballot and a prefix count), so the row
+ * is the sequential scan's, whatever TPP. */
+template <int TPP>
+__device__ static void
+append_hits(bool hit, int j, int lane, unsigned gmask, int gbase, int *row,
+    long maxnb, long *m)
 {
-	long g = blockIdx.x * (long)blockDim.x + threadIdx.x;
+	unsigned bal = (__ballot_sync(gmask, hit) >> gbase) &
+	    (TPP == 32 ? 0xffffffffu : (1u << TPP) - 1);
+	long at = *m + __popc(bal & ((1u << lane) - 1));
 
-	if (g >= p.n * p.nbox)
-		return;
-	int b = (int)(g / p.n), i = (int)(g % p.n);
+	if (hit && at < maxnb)
+		row[at] = j;
+	*m += __popc(bal);
+}
 
-	if (!flag[b])
+/* The cell in single precision, for the list's distance test. */
+struct boxf {
+	float lx, ly, lz, xy, xz, yz, ilx, ily, ilz;
+};
+
+__device__ static struct boxf
+box_single(const struct fek_box *b)
+{
+	struct boxf f = { (float)b->lx, (float)b->ly, (float)b->lz,
+	    (float)b->xy, (float)b->xz, (float)b->yz, (float)b->ilx,
+	    (float)b->ily, (float)b->ilz };
+
+	return f;
+}
+
+/* |r - q|^2 of the minimum image, in single precision (the list's test;
+ * its threshold p.rl2f covers the rounding). */
+__device__ static float
+dist2f(const struct boxf *b, float4 r, float4 q)
+{
+	float dx = r.x - q.x, dy = r.y - q.y, dz = r.z - q.z, n;
+
+	n = rintf(dz * b->ilz);
+	dz -= n * b->lz;
+	dy -= n * b->yz;
+	dx -= n * b->xz;
+	n = rintf(dy * b->ily);
+	dy -= n * b->ly;
+	dx -= n * b->xy;
+	n = rintf(dx * b->ilx);
+	dx -= n * b->lx;
+	return dx * dx + dy * dy + dz * dz;
+}
+
+/* The rows of a box under 3 cells wide: every other particle of the box,
+ * TPP lanes a particle (the forces' mapping). */
+template <int TPP>
+__global__ void __launch_bounds__(BLOCK)
+k_nlist_all(struct kpar p, const dbl4 *xref, const struct fek_box *boxref,
+    const int4 *cgrid, int *nb, int *cnt, const int *flag, int *ovf,
+    int *maxcnt, unsigned long long *nbuild)
+{
+	int b = blockIdx.x / p.nblkbox, blk = blockIdx.x % p.nblkbox;
+	int lane = threadIdx.x % TPP, gbase = (threadIdx.x % 32) / TPP * TPP;
+	unsigned gmask = (TPP == 32 ? 0xffffffffu : (1u << TPP) - 1) << gbase;
+
+	if (!flag[b] || cgrid[b].x != 0)
 		return;
-	if (i == 0)
+	if (blk == 0 && threadIdx.x == 0)
 		atomicAdd(nbuild, 1ULL);
-	dbl4 r = xref[g];
-	struct fek_box bx = boxref[b];
-	int4 cg = cgrid[b];
+	const struct boxf bx = box_single(&boxref[b]);
 	const dbl4 *xb = xref + (long)b * p.n;
-	int *row = nb + g * p.maxnb;
-	long m = 0;
-	double x[3] = { r.x, r.y, r.z };
 
-	if (cg.x == 0) {
-		for (int j = 0; j < p.n; j++) {
-			dbl4 q = xb[j];
-			double d[3] = { r.x - q.x, r.y - q.y, r.z - q.z };
+	for (long base = (long)blk * (BLOCK / TPP); base < p.n; base +=
+	    (long)p.nblkbox * (BLOCK / TPP)) {
+		long i = base + threadIdx.x / TPP, g = (long)b * p.n + i;
+		long m = 0;
+		int *row = nb + g * p.maxnb;
 
-			if (j == i)
-				continue;
-			fek_box_minimage(&bx, d);
-			if (d[0] * d[0] + d[1] * d[1] + d[2] * d[2] < p.rl2) {
-				if (m < p.maxnb)
-					row[m] = j;
-				m++;
+		if (i >= p.n)
+			continue;
+		dbl4 r = xb[i];
+		float4 rf = make_float4((float)r.x, (float)r.y, (float)r.z, 0);
+
+		for (int jb = 0; jb < p.n; jb += TPP) {
+			int j = jb + lane;
+			bool hit = false;
+
+			if (j < p.n && j != i) {
+				dbl4 q = xb[j];
+
+				hit = dist2f(&bx, rf, make_float4((float)q.x,
+				    (float)q.y, (float)q.z, 0)) < p.rl2f;
 			}
+			append_hits<TPP>(hit, j, lane, gmask, gbase, row,
+			    p.maxnb, &m);
 		}
-	} else {
-		int c = cell_of(&bx, x, cg), nx = cg.x, ny = cg.y, nz = cg.z;
-		int cx = c % nx, cy = c / nx % ny, cz = c / (nx * ny);
-
-		for (int dz = -1; dz <= 1; dz++)
-		for (int dy = -1; dy <= 1; dy++)
-		for (int dx = -1; dx <= 1; dx++) {
-			int e = cg.w + (((cz + dz + nz) % nz) * ny + (cy + dy +
-			    ny) % ny) * nx + (cx + dx + nx) % nx;
-			int ne = min(ccount[e], p.maxpc);
-			const int *ce = cidx + (long)e * p.maxpc;
-
-			for (int k = 0; k < ne; k++) {
-				int j = ce[k];
-				dbl4 q;
-
-				if (j == i)
-					continue;
-				q = xb[j];
-				double d[3] = { r.x - q.x, r.y - q.y, r.z - q.z };
-
-				fek_box_minimage(&bx, d);
-				if (d[0] * d[0] + d[1] * d[1] + d[2] * d[2] <
-				    p.rl2) {
-					if (m < p.maxnb)
-						row[m] = j;
-					m++;
-				}
+		if (lane == 0) {
+			cnt[g] = (int)(m < p.maxnb ? m : p.maxnb);
+			if (m > p.maxnb) {
+				atomicOr(ovf, 1);
+				atomicMax(maxcnt, (int)m);
 			}
 		}
 	}
-	cnt[g] = (int)(m < p.maxnb ? m : p.maxnb);
-	if (m > p.maxnb) {
-		atomicOr(ovf, 1);
-		atomicMax(maxcnt, (int)m);
+}
+
+/* The rows of the particles of one cell (a block a cell, blockIdx.y the
+ * box): the 27 cells of the stencil (cells at least rl wide) are copied
+ * to shared memory once, in stencil order, and every particle of the home
+ * cell scans that copy with TPP lanes, so each cell's positions are read
+ * from memory once for all of its particles rather than once each. */
+template <int TPP>
+__global__ void __launch_bounds__(NLB)
+k_nlist_cells(struct kpar p, const struct fek_box *boxref,
+    const int4 *cgrid, const int *ccount, const float4 *cell, int *nb,
+    int *cnt, const int *flag, int *ovf, int *maxcnt,
+    unsigned long long *nbuild)
+{
+	extern __shared__ float4 cand[];
+	__shared__ int off[28], cid[27];
+	__shared__ float4 shift[27];
+	int b = blockIdx.y, lane = threadIdx.x % TPP;
+	int gbase = (threadIdx.x % 32) / TPP * TPP;
+	unsigned gmask = (TPP == 32 ? 0xffffffffu : (1u << TPP) - 1) << gbase;
+	const int4 cg = cgrid[b];
+	const int nx = cg.x, ny = cg.y, nz = cg.z;
+	const int c = blockIdx.x;
+
+	if (!flag[b] || nx == 0 || c >= nx * ny * nz)
+		return;
+	if (c == 0 && threadIdx.x == 0)
+		atomicAdd(nbuild, 1ULL);
+	const int cx = c % nx, cy = c / nx % ny, cz = c / (nx * ny);
+
+	/* the stencil's 27 cells (dz, dy, dx from -1 to 1; the home cell is
+	 * the 14th): counts by the first warp, offsets by its scan, then
+	 * the copy by the whole block, each position moved by the lattice
+	 * vectors that bring a cell across the box's faces next to the home
+	 * cell (no minimum image per pair afterwards) */
+	if (threadIdx.x < 32) {
+		int k = threadIdx.x, ne = 0, t;
+
+		if (k < 27) {
+			int dz = k / 9 - 1, dy = k / 3 % 3 - 1, dx = k % 3 - 1;
+			int ux = cx + dx, uy = cy + dy, uz = cz + dz;
+			int wx = ux < 0 ? -1 : ux >= nx, wy = uy < 0 ? -1 :
+			    uy >= ny, wz = uz < 0 ? -1 : uz >= nz;
+			int e = cg.w + (((uz + nz) % nz) * ny + (uy + ny) %
+			    ny) * nx + (ux + nx) % nx;
+			const struct fek_box *B = &boxref[b];
+
+			ne = min(ccount[e], p.maxpc);
+			cid[k] = e;
+			shift[k] = make_float4((float)(wx * B->lx + wy * B->xy +
+			    wz * B->xz), (float)(wy * B->ly + wz * B->yz),
+			    (float)(wz * B->lz), 0);
+		}
+		t = ne;
+		for (int o = 1; o < 32; o <<= 1) {
+			int v = __shfl_up_sync(0xffffffffu, t, o);
+
+			if (k >= o)
+				t += v;
+		}
+		if (k < 27)
+			off[k] = t - ne;
+		if (k == 26)
+			off[27] = t;
+	}
+	__syncthreads();
+	for (int q = threadIdx.x; q < off[27]; q += NLB) {
+		int k = 0;
+
+		while (off[k + 1] <= q)
+			k++;
+		float4 e = cell[(long)cid[k] * p.maxpc + q - off[k]];
+
+		cand[q] = make_float4(e.x + shift[k].x, e.y + shift[k].y,
+		    e.z + shift[k].z, e.w);
+	}
+	__syncthreads();
+	const int h0 = off[13], nh = off[14] - off[13], nc = off[27];
+
+	for (int hb = 0; hb < nh; hb += NLB / TPP) {
+		int hi = hb + threadIdx.x / TPP;
+		long m = 0;
+
+		if (hi >= nh)
+			continue;
+		float4 rf = cand[h0 + hi];
+		int i = __float_as_int(rf.w);
+		long g = (long)b * p.n + i;
+		int *row = nb + g * p.maxnb;
+
+#pragma unroll 4
+		for (int kb = 0; kb < nc; kb += TPP) {
+			int k = kb + lane, j = -1;
+			bool hit = false;
+
+			if (k < nc) {
+				float4 q = cand[k];
+				float dx = rf.x - q.x, dy = rf.y - q.y;
+				float dz = rf.z - q.z;
+
+				j = __float_as_int(q.w);
+				hit = j != i && dx * dx + dy * dy + dz * dz <
+				    p.rl2f;
+			}
+			append_hits<TPP>(hit, j, lane, gmask, gbase, row,
+			    p.maxnb, &m);
+		}
+		if (lane == 0) {
+			cnt[g] = (int)(m < p.maxnb ? m : p.maxnb);
+			if (m > p.maxnb) {
+				atomicOr(ovf, 1);
+				atomicMax(maxcnt, (int)m);
+			}
+		}
 	}
 }
 
@@ -311,93 +451,119 @@ block_sum(double v, double *sh)
 }
 
 /* Forces (step 4) and the last half kick (step 5): TPP threads a
- * particle; the block's 2K, energy and virial into part[3 block]. */
+ * particle, the box's particles in passes of the box's nblkbox blocks;
+ * the block's 2K, energy and virial into part[3 block].  Where the box's
+ * list was rebuilt (flag), the flag and the cell counts are cleared for
+ * the next build (the rebuild kernels are done with them). */
 template <int TPP, bool ENERGY, bool KICK, int STYLE>
 __global__ void __launch_bounds__(BLOCK)
 k_forces(struct kpar p, const dbl4 *pos, dbl4 *vel, dbl4 *frc,
     const int *nb, const int *cnt, const struct fek_box *box,
     const struct fek_pair_coef *coef, const double *tab, double *part,
-    int *flag, int *ovf)
+    int *flag, const int4 *cgrid, int *ccount, int *ovf)
 {
-	__shared__ struct fek_pair_coef sc[FEK_PMD_MAXTYPES *
-	    FEK_PMD_MAXTYPES];
+	extern __shared__ struct fek_pair_coef sc[];	/* ntypes^2 */
 	__shared__ double sh[BLOCK];
-	int nt = p.ntypes;
+	int nt = p.ntypes, lane = threadIdx.x % TPP, low = 0;
 	int b = blockIdx.x / p.nblkbox, blk = blockIdx.x % p.nblkbox;
-	long i = (long)blk * (BLOCK / TPP) + threadIdx.x / TPP;
-	int lane = threadIdx.x % TPP, low = 0;
-	bool active = i < p.n;
-	long g = (long)b * p.n + i;
-	double fx = 0, fy = 0, fz = 0, ue = 0, uw = 0, k2 = 0;
+	const struct fek_box bx = box[b];
+	const dbl4 *pb = pos + (long)b * p.n;
+	double ue = 0, uw = 0, k2 = 0;
 
 	for (int k = threadIdx.x; k < nt * nt; k += blockDim.x)
 		sc[k] = coef[(k / nt) * FEK_PMD_MAXTYPES + k % nt];
-	if (flag && blk == 0 && threadIdx.x == 0)
-		flag[b] = 0;
+	if (flag && flag[b]) {
+		int4 cg = cgrid[b];
+		int nc = cg.x * cg.y * cg.z;
+
+		__syncthreads();
+		for (int c = blk * blockDim.x + threadIdx.x; c < nc; c +=
+		    p.nblkbox * blockDim.x)
+			ccount[cg.w + c] = 0;
+		if (blk == 0 && threadIdx.x == 0)
+			flag[b] = 0;
+	}
 	__syncthreads();
-	if (active) {
-		dbl4 r = pos[g];
-		int ti = (int)r.w, m = cnt[g];
-		struct fek_box bx = box[b];
-		const dbl4 *pb = pos + (long)b * p.n;
-		const int *row = nb + g * p.maxnb;
-		const struct fek_pair_coef *ci = sc + ti * nt;
+	for (long base = (long)blk * (BLOCK / TPP); base < p.n; base +=
+	    (long)p.nblkbox * (BLOCK / TPP)) {
+		long i = base + threadIdx.x / TPP, g = (long)b * p.n + i;
+		bool active = i < p.n;
+		double fx = 0, fy = 0, fz = 0, pe = 0, pw = 0;
 
-		for (int k = lane; k < m; k += TPP) {
-			int j = row[k];
-			dbl4 q = pb[j];
-			double d[3] = { r.x - q.x, r.y - q.y, r.z - q.z };
-			const struct fek_pair_coef *c = ci + (int)q.w;
-			double r2, fr, u;
+		if (active) {
+			dbl4 r = pos[g];
+			int ti = (int)r.w, m = cnt[g];
+			const int *row = nb + g * p.maxnb;
+			const struct fek_pair_coef *ci = sc + ti * nt;
 
-			fek_box_minimage(&bx, d);
-			r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
-			if (r2 >= c->rc2)
-				continue;
-			if (STYLE == FEK_PAIR_TABLE)
-				u = fek_pair_table(c, tab, r2, &fr, &low);
-			else
-				u = fek_pair_lj(c, r2, &fr);
-			fx += fr * d[0];
-			fy += fr * d[1];
-			fz += fr * d[2];
-			if (ENERGY) {
-				ue += u;
-				uw += fr * r2;
+			for (int k = lane; k < m; k += TPP) {
+				dbl4 q = pb[row[k]];
+				double d[3] = { r.x - q.x, r.y - q.y, r.z - q.z };
+				const struct fek_pair_coef *c = ci + (int)q.w;
+				double r2, fr, u;
+
+				fek_box_minimage(&bx, d);
+				r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+				if (r2 >= c->rc2)
+					continue;
+				if (STYLE == FEK_PAIR_TABLE)
+					u = fek_pair_table(c, tab, r2, &fr, &low);
+				else if (STYLE == STYLE_LJ_FSHIFT)
+					u = fek_pair_lj(c, r2, &fr);
+				else {
+					/* fek_pair_lj without the force shift */
+					double ir2 = 1.0 / r2, ir6 = ir2 * ir2 *
+					    ir2;
+
+					fr = (12.0 * c->c12 * ir6 - 6.0 * c->c6) *
+					    ir6 * ir2;
+					u = (c->c12 * ir6 - c->c6) * ir6 -
+					    c->ushift;
+				}
+				fx += fr * d[0];
+				fy += fr * d[1];
+				fz += fr * d[2];
+				if (ENERGY) {
+					pe += u;
+					pw += fr * r2;
+				}
 			}
 		}
-		if (low)
-			atomicOr(ovf, 4);
-	}
-	for (int off = TPP / 2; off > 0; off >>= 1) {
-		fx += __shfl_down_sync(0xffffffffu, fx, off, TPP);
-		fy += __shfl_down_sync(0xffffffffu, fy, off, TPP);
-		fz += __shfl_down_sync(0xffffffffu, fz, off, TPP);
-		if (ENERGY) {
-			ue += __shfl_down_sync(0xffffffffu, ue, off, TPP);
-			uw += __shfl_down_sync(0xffffffffu, uw, off, TPP);
+		for (int off = TPP / 2; off > 0; off >>= 1) {
+			fx += __shfl_down_sync(0xffffffffu, fx, off, TPP);
+			fy += __shfl_down_sync(0xffffffffu, fy, off, TPP);
+			fz += __shfl_down_sync(0xffffffffu, fz, off, TPP);
+			if (ENERGY) {
+				pe += __shfl_down_sync(0xffffffffu, pe, off,
+				    TPP);
+				pw += __shfl_down_sync(0xffffffffu, pw, off,
+				    TPP);
+			}
 		}
-	}
-	if (active && lane == 0) {
-		frc[g] = make_dbl4(fx, fy, fz, 0.5 * ue);
-		if (KICK) {
-			dbl4 v = vel[g];
-			int t = (int)v.w;
-			double h = p.hdtm[t];
+		if (active && lane == 0) {
+			frc[g] = make_dbl4(fx, fy, fz, 0.5 * pe);
+			if (KICK) {
+				dbl4 v = vel[g];
+				int t = (int)v.w;
+				double h = p.hdtm[t];
 
-			v.x += h * fx;
-			v.y += h * fy;
-			v.z += h * fz;
-			vel[g] = v;
-			k2 = p.mass[t] * (v.x * v.x + v.y * v.y + v.z * v.z);
+				v.x += h * fx;
+				v.y += h * fy;
+				v.z += h * fz;
+				vel[g] = v;
+				k2 += p.mass[t] * (v.x * v.x + v.y * v.y + v.z *
+				    v.z);
+			}
+			ue += 0.5 * pe;
+			uw += 0.5 * pw;
 		}
-	} else {
-		ue = uw = 0;
 	}
+	if (low)
+		atomicOr(ovf, 4);
 	k2 = block_sum(k2, sh);
 	if (ENERGY) {
-		ue = block_sum(0.5 * ue, sh);
-		uw = block_sum(0.5 * uw, sh);
+		ue = block_sum(ue, sh);
+		uw = block_sum(uw, sh);
 	}
 	if (threadIdx.x == 0) {
 		part[3 * blockIdx.x] = k2;
@@ -409,12 +575,12 @@ k_forces(struct kpar p, const dbl4 *pos, dbl4 *vel, dbl4 *frc,
 /* A box's sums (the blocks' partials in a fixed order) and the chain's
  * two half steps.  mode 0: the start (2K given, no end half); 1: a step's
  * end; 2: energies only (a trial volume). */
-__global__ void
+__global__ void __launch_bounds__(BOXB)
 k_box_end(struct kpar p, const double *part, struct boxstate *bs,
     struct fek_nhc *nhc, struct fek_nhc *nhc_mid, struct fek_nhc_par np,
     int mode, int nhc_on)
 {
-	__shared__ double sh[BLOCK];
+	__shared__ double sh[BOXB];
 	int b = blockIdx.x;
 	double a[3] = { 0, 0, 0 };
 
@@ -538,13 +704,15 @@ struct dstate {
 
 struct gpu {
 	struct kpar p;
-	int tpp, integ, need_nhc;
+	int tpp, integ, need_nhc, fshift;
 	long N;
 	struct dstate d, snap;
 	int *nb, *cnt;
 	int4 *cgrid, *hcgrid;
 	long ncells, cellcap;
-	int *ccount, *cidx;
+	int *ccount;
+	float4 *cbin, *cell;		/* binned, then sorted: positions
+					   and the index's bits */
 	int *flag, *ovf, *maxcnt, *maxcell;
 	unsigned long long *nbuild;	/* lists built (replays too) */
 	double *part;
@@ -629,13 +797,28 @@ fail:
 	return -1;
 }
 
-/* The cell grids of every box (host boxes), reach 1: cells of at least
- * rl; 0 cells where a box is under 3 wide.  Grows the cell arrays. */
+/* The cells' two position buffers for cellcap cells of maxpc. */
+static int
+cell_alloc(struct gpu *G)
+{
+	size_t sz = G->cellcap * (size_t)G->p.maxpc * sizeof(float4);
+
+	CK(cudaMalloc(&G->cbin, sz), "cudaMalloc cells");
+	CK(cudaMalloc(&G->cell, sz), "cudaMalloc cells");
+	return 0;
+fail:
+	return -1;
+}
+
+/* The cell grids of every box (host boxes): cells of at least rl where
+ * a box is 3 such cells wide, else none (all pairs).  Grows the cell
+ * arrays (counts zero) and sets the list's test. */
 static int
 set_cells(struct gpu *G, const struct fek_box *boxes, long n)
 {
 	long off = 0, maxc = 0;
 	int B = G->p.nbox;
+	double lmax = 0;
 
 	for (int b = 0; b < B; b++) {
 		double w[3];
@@ -657,19 +840,30 @@ set_cells(struct gpu *G, const struct fek_box *boxes, long n)
 		off += nc[0] * nc[1] * nc[2];
 		if (nc[0] * nc[1] * nc[2] > maxc)
 			maxc = nc[0] * nc[1] * nc[2];
+		lmax = fmax(lmax, fabs(boxes[b].lo[0]) + fabs(boxes[b].lo[1]) +
+		    fabs(boxes[b].lo[2]) + boxes[b].lx + boxes[b].ly +
+		    boxes[b].lz + fabs(boxes[b].xy) + fabs(boxes[b].xz) +
+		    fabs(boxes[b].yz));
 	}
+	/* single-precision positions are off by lmax 2^-24 at most: a pair
+	 * closer than rl is never left out */
+	G->p.rl2f = (float)((G->rl + 8 * lmax * 5.9604644775390625e-8) *
+	    (G->rl + 8 * lmax * 5.9604644775390625e-8));
 	G->ncells = off;
 	if (G->p.maxpc == 0 && maxc > 0)
 		G->p.maxpc = (int)(2.0 * n / maxc + 8);
-	if (off > 0 && (off > G->cellcap || G->cidx == NULL)) {
+	if (off > 0 && (off > G->cellcap || G->cell == NULL)) {
 		cudaFree(G->ccount);
-		cudaFree(G->cidx);
-		G->cidx = NULL;
+		cudaFree(G->cbin);
+		cudaFree(G->cell);
+		G->cell = NULL;
 		G->cellcap = off + off / 4 + 1;
 		CK(cudaMalloc(&G->ccount, G->cellcap * sizeof(int)),
 		    "cudaMalloc cells");
-		CK(cudaMalloc(&G->cidx, G->cellcap * (size_t)G->p.maxpc *
-		    sizeof(int)), "cudaMalloc cells");
+		CK(cudaMemset(G->ccount, 0, G->cellcap * sizeof(int)),
+		    "cudaMemset cells");
+		if (cell_alloc(G) < 0)
+			goto fail;
 	}
 	CK(cudaMemcpy(G->cgrid, G->hcgrid, B * sizeof(int4),
 	    cudaMemcpyHostToDevice), "copy cells");
@@ -678,6 +872,9 @@ fail:
 	return -1;
 }
 
+/* The rebuild of the flagged boxes' lists: bin, sort the cells, rows.
+ * The cell counts start at 0 and the forces that follow clear them (and
+ * the flags) again. */
 static int
 launch_rebuild(struct gpu *G)
 {
@@ -686,34 +883,57 @@ launch_rebuild(struct gpu *G)
 	long maxcells = 0;
 
 	for (int b = 0; b < G->p.nbox; b++) {
-		long c = (long)G->hcgrid[b].x * G->hcgrid[b].y * G->hcgrid[b].z;
+		long c = (long)G->hcgrid[b].x * G->hcgrid[b].y *
+		    G->hcgrid[b].z;
 
 		if (c > maxcells)
 			maxcells = c;
 	}
-	if (maxcells > 0) {
-		dim3 gc((unsigned)((maxcells + BLOCK - 1) / BLOCK < 1024 ?
-		    (maxcells + BLOCK - 1) / BLOCK : 1024), G->p.nbox);
-
-		k_cells_clear<<<gc, BLOCK>>>(G->p, G->cgrid, G->ccount,
-		    G->flag);
-		LAUNCHED("k_cells_clear");
-	}
 	k_cells_bin<<<nb, BLOCK>>>(G->p, G->d.pos, G->d.xref, G->d.box,
-	    G->d.boxref, G->cgrid, G->ccount, G->cidx, G->flag, G->ovf,
+	    G->d.boxref, G->cgrid, G->ccount, G->cbin, G->flag, G->ovf,
 	    G->maxcell);
 	LAUNCHED("k_cells_bin");
 	if (maxcells > 0) {
-		dim3 gc((unsigned)((maxcells + BLOCK - 1) / BLOCK < 1024 ?
-		    (maxcells + BLOCK - 1) / BLOCK : 1024), G->p.nbox);
+		/* a warp a cell */
+		long wb = BLOCK / 32;
+		dim3 gs((unsigned)((maxcells + wb - 1) / wb < 4096 ?
+		    (maxcells + wb - 1) / wb : 4096), G->p.nbox);
 
-		k_cells_sort<<<gc, BLOCK>>>(G->p, G->cgrid, G->ccount, G->cidx,
-		    G->flag);
+		k_cells_sort<<<gs, BLOCK>>>(G->p, G->cgrid, G->ccount, G->cbin,
+		    G->cell, G->flag);
 		LAUNCHED("k_cells_sort");
 	}
-	k_nlist<<<nb, BLOCK>>>(G->p, G->d.xref, G->d.boxref, G->cgrid,
-	    G->ccount, G->cidx, G->nb, G->cnt, G->flag, G->ovf, G->maxcnt,
-	    G->nbuild);
+	{
+		unsigned grid = (unsigned)(G->p.nblkbox * G->p.nbox);
+		dim3 gcell((unsigned)(maxcells > 0 ? maxcells : 1), G->p.nbox);
+		size_t shm = 27 * (size_t)G->p.maxpc * sizeof(float4);
+
+#define NLIST(T) k_nlist_all<T><<<grid, BLOCK>>>(G->p, G->d.xref,	\
+	    G->d.boxref, G->cgrid, G->nb, G->cnt, G->flag, G->ovf,		\
+	    G->maxcnt, G->nbuild)
+		if (shm > 200 * 1024)
+			return fek_seterr(FEK_EX_NUMERIC, "a cell holds %d "
+			    "particles: too dense a cluster for the GPU's "
+			    "lists", G->p.maxpc);
+		if (maxcells > 0) {
+			cudaFuncSetAttribute(k_nlist_cells<NLTPP>,
+			    cudaFuncAttributeMaxDynamicSharedMemorySize,
+			    (int)shm);
+			k_nlist_cells<NLTPP><<<gcell, NLB, shm>>>(G->p,
+			    G->d.boxref, G->cgrid, G->ccount, G->cell, G->nb,
+			    G->cnt, G->flag, G->ovf, G->maxcnt, G->nbuild);
+			LAUNCHED("k_nlist_cells");
+		}
+		switch (G->tpp) {
+		case 1: NLIST(1); break;
+		case 2: NLIST(2); break;
+		case 4: NLIST(4); break;
+		case 8: NLIST(8); break;
+		case 16: NLIST(16); break;
+		default: NLIST(32); break;
+		}
+#undef NLIST
+	}
 	LAUNCHED("k_nlist");
 	return 0;
 fail:
@@ -725,15 +945,18 @@ static void
 forces_tpp(struct gpu *G, int *flag)
 {
 	unsigned grid = (unsigned)(G->p.nblkbox * G->p.nbox);
+	size_t shm = G->p.ntypes * G->p.ntypes * sizeof(struct fek_pair_coef);
 
+#define FORCES(S) k_forces<TPP, ENERGY, KICK, S><<<grid, BLOCK, shm>>>(	\
+	    G->p, G->d.pos, G->d.vel, G->d.frc, G->nb, G->cnt, G->d.box,	\
+	    G->coef, G->tab, G->part, flag, G->cgrid, G->ccount, G->ovf)
 	if (G->p.style == FEK_PAIR_TABLE)
-		k_forces<TPP, ENERGY, KICK, FEK_PAIR_TABLE><<<grid, BLOCK>>>(
-		    G->p, G->d.pos, G->d.vel, G->d.frc, G->nb, G->cnt,
-		    G->d.box, G->coef, G->tab, G->part, flag, G->ovf);
+		FORCES(FEK_PAIR_TABLE);
+	else if (G->fshift)
+		FORCES(STYLE_LJ_FSHIFT);
 	else
-		k_forces<TPP, ENERGY, KICK, FEK_PAIR_LJ><<<grid, BLOCK>>>(
-		    G->p, G->d.pos, G->d.vel, G->d.frc, G->nb, G->cnt,
-		    G->d.box, G->coef, G->tab, G->part, flag, G->ovf);
+		FORCES(FEK_PAIR_LJ);
+#undef FORCES
 }
 
 template <bool ENERGY, bool KICK>
@@ -765,7 +988,7 @@ launch_forces(struct gpu *G, int energy, int kick)
 static int
 launch_box_end(struct gpu *G, int mode)
 {
-	k_box_end<<<G->p.nbox, BLOCK>>>(G->p, G->part, G->d.bs, G->d.nhc,
+	k_box_end<<<G->p.nbox, BOXB>>>(G->p, G->part, G->d.bs, G->d.nhc,
 	    G->d.nhc_mid, G->np, mode, G->need_nhc);
 	return fek_cuda_launched("k_box_end");
 }
@@ -790,7 +1013,10 @@ launch_first_half(struct gpu *G, long long step)
 	return fek_cuda_launched("k_first_half");
 }
 
-/* Set every box's flag to v (1 or 2) and rebuild. */
+static int launch_forces(struct gpu *G, int energy, int kick);
+
+/* Set every box's flag to v (1 or 2), rebuild, and compute the forces
+ * (with energies; no kick), which leaves the counts and flags clear. */
 static int
 rebuild_all(struct gpu *G, int v)
 {
@@ -804,7 +1030,9 @@ rebuild_all(struct gpu *G, int v)
 		return fek_seterr(FEK_EX_SOFTWARE, "CUDA: copy flags");
 	}
 	free(h);
-	return launch_rebuild(G);
+	if (launch_rebuild(G) < 0)
+		return -1;
+	return launch_forces(G, 1, 0);
 }
 
 /* Overflow after a chunk: 0 none, 1 grown (replay), -1 error. */
@@ -835,9 +1063,10 @@ check_overflow(struct gpu *G, long long *replays)
 	}
 	if (ovf & 2) {
 		G->p.maxpc = (int)(1.3 * mcell) + 4;
-		cudaFree(G->cidx);
-		CK(cudaMalloc(&G->cidx, G->cellcap * (size_t)G->p.maxpc *
-		    sizeof(int)), "cudaMalloc cells");
+		cudaFree(G->cbin);
+		cudaFree(G->cell);
+		if (cell_alloc(G) < 0)
+			goto fail;
 	}
 	CK(cudaMemcpy(G->ovf, &zero, sizeof zero, cudaMemcpyHostToDevice),
 	    "copy flags");
@@ -949,8 +1178,9 @@ fail:
 	return -1;
 }
 
-/* The threads a particle: about a row's mean length over 8 (full rows
- * of some 100 pairs in the dense LJ liquid: 8). */
+/* The threads a particle: a power of two up to a row's mean length over
+ * 16 (full rows of some 100 pairs in the dense LJ liquid: 8, the fastest
+ * there on an H100).  FEK_PMD_TPP overrides it. */
 static int
 pick_tpp(double mean_row)
 {
@@ -960,7 +1190,7 @@ pick_tpp(double mean_row)
 	if (e && (atoi(e) == 1 || atoi(e) == 2 || atoi(e) == 4 || atoi(e) ==
 	    8 || atoi(e) == 16 || atoi(e) == 32))
 		return atoi(e);
-	while (t < 32 && t * 12 < mean_row)
+	while (t < 32 && t * 16 < mean_row)
 		t *= 2;
 	return t;
 }
@@ -1099,11 +1329,11 @@ volume_moves(struct gpu *G, struct fek_psys *s, const struct fek_pairpot *pp,
 			    G->d.xref, G->d.box, G->d.boxref, G->spos, G->sfrc,
 			    G->sxref, G->sbox, G->bback, G->flag);
 			LAUNCHED("k_baro_restore");
+			/* the forces again from the restored positions and
+			 * list (the same numbers), clearing the counts */
 			if (set_cells(G, G->hbox, G->p.n) < 0 ||
-			    launch_rebuild(G) < 0)
+			    launch_rebuild(G) < 0 || launch_forces(G, 1, 0) < 0)
 				goto fail;
-			CK(cudaMemset(G->flag, 0, B * sizeof(int)),
-			    "cudaMemset");
 		}
 	}
 	for (int b = 0; b < B; b++) {
@@ -1154,6 +1384,7 @@ fek_gpu_pmd_run(struct fek_psys *s, const struct fek_pairpot *pp,
 	G.N = n * B;
 	G.integ = par->integ;
 	G.need_nhc = par->integ == FEK_PMD_NHC;
+	G.fshift = pp->fshift;
 	G.rl = pp->rcmax + par->skin;
 	G.p.n = n;
 	G.p.nbox = B;
@@ -1179,8 +1410,18 @@ fek_gpu_pmd_run(struct fek_psys *s, const struct fek_pairpot *pp,
 	    16;
 	if (G.p.maxnb > n)
 		G.p.maxnb = n;
+	if (getenv("FEK_PMD_SMALL") && strcmp(getenv("FEK_PMD_SMALL"), "1") ==
+	    0) {
+		/* tests: lists and cells that must grow (replayed chunks) */
+		G.p.maxnb = 8;
+		G.p.maxpc = 2;
+	}
 	G.tpp = pick_tpp(4.0 / 3 * M_PI * G.rl * G.rl * G.rl * rho);
+	/* blocks a box: enough for every particle, at most 1024 (each then
+	 * takes several passes; fewer partial sums to add) */
 	G.p.nblkbox = (int)((n * G.tpp + BLOCK - 1) / BLOCK);
+	if (G.p.nblkbox > 1024)
+		G.p.nblkbox = 1024;
 	st->tpp = G.tpp;
 
 	if (dstate_alloc(&G.d, G.N, B) < 0 || dstate_alloc(&G.snap, G.N, B) <
@@ -1250,8 +1491,7 @@ fek_gpu_pmd_run(struct fek_psys *s, const struct fek_pairpot *pp,
 	for (;;) {
 		int o;
 
-		if (rebuild_all(&G, 2) < 0 || launch_forces(&G, 1, 0) < 0 ||
-		    launch_box_end(&G, 2) < 0)
+		if (rebuild_all(&G, 2) < 0 || launch_box_end(&G, 2) < 0)
 			goto fail;
 		if ((o = check_overflow(&G, &st->replays)) < 0)
 			goto fail;
@@ -1405,7 +1645,8 @@ fail:
 	cudaFree(G.coef);
 	cudaFree(G.tab);
 	cudaFree(G.ccount);
-	cudaFree(G.cidx);
+	cudaFree(G.cbin);
+	cudaFree(G.cell);
 	cudaFree(G.spos);
 	cudaFree(G.sfrc);
 	cudaFree(G.sxref);

@@ -300,7 +300,7 @@ usage_particles(void)
 	    "              [--lj [i:j:]eps:sigma[:rc]] [--wca] "
 	    "[--table [i:j:]file] [--rc cutoff]\n"
 	    "              [--shift] [--tail] [--mix lb|geometric] "
-	    "[--skin length] [--tau time]\n"
+	    "[--force-shift] [--skin length] [--tau time]\n"
 	    "              [--chain length] [--pressure p] "
 	    "[--barostat-every steps]\n"
 	    "              [--zero-momentum steps] [--thermo steps] "
@@ -317,7 +317,7 @@ enum {
 	OPT_CKPT, OPT_CKPT_EVERY, OPT_UNITS, OPT_LJ, OPT_WCA, OPT_TABLE,
 	OPT_TABLE_N, OPT_RC, OPT_SHIFT, OPT_TAIL, OPT_MIX, OPT_SKIN, OPT_TAU,
 	OPT_CHAIN, OPT_PRESSURE, OPT_BARO_EVERY, OPT_ZERO, OPT_THERMO,
-	OPT_FORCES, OPT_VERSION
+	OPT_FORCES, OPT_FSHIFT, OPT_VERSION
 };
 
 /* Whether the command line asks for a particle system. */
@@ -424,6 +424,7 @@ particles_main(int argc, char **argv)
 		{ "table-points", required_argument, NULL, OPT_TABLE_N },
 		{ "rc", required_argument, NULL, OPT_RC },
 		{ "shift", no_argument, NULL, OPT_SHIFT },
+		{ "force-shift", no_argument, NULL, OPT_FSHIFT },
 		{ "tail", no_argument, NULL, OPT_TAIL },
 		{ "mix", required_argument, NULL, OPT_MIX },
 		{ "skin", required_argument, NULL, OPT_SKIN },
@@ -614,6 +615,9 @@ particles_main(int argc, char **argv)
 		case OPT_SHIFT:
 			pp.shift = 1;
 			break;
+		case OPT_FSHIFT:
+			pp.fshift = 1;
+			break;
 		case OPT_TAIL:
 			pp.tail = 1;
 			break;
@@ -686,9 +690,14 @@ particles_main(int argc, char **argv)
 		fek_warnx("--format: only with --config");
 		nerr++;
 	}
-	if (pp.wca && (ntab || pp.shift || pp.tail)) {
-		fek_warnx("--wca: not with --table, --shift or --tail (WCA is "
-		    "cut and shifted already)");
+	if (pp.wca && (ntab || pp.shift || pp.fshift || pp.tail)) {
+		fek_warnx("--wca: not with --table, --shift, --force-shift or "
+		    "--tail (WCA is cut and shifted already)");
+		nerr++;
+	}
+	if (pp.fshift && (ntab || pp.tail)) {
+		fek_warnx("--force-shift: not with --table or --tail (the "
+		    "potential is no longer LJ inside the cutoff)");
 		nerr++;
 	}
 	if (ntab && (nlj || pp.tail)) {

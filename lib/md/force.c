@@ -45,6 +45,8 @@ fek_force_scratch_free(struct fek_force_scratch *fs)
 struct lj_row {
 	double c12[FEK_PMD_MAXTYPES], c6[FEK_PMD_MAXTYPES];
 	double rc2[FEK_PMD_MAXTYPES], sh[FEK_PMD_MAXTYPES];
+	double fc[FEK_PMD_MAXTYPES], rc[FEK_PMD_MAXTYPES];
+	int fshift;
 };
 
 /* One particle's half row of LJ pairs into this thread's sums: the
@@ -82,6 +84,8 @@ row_lj(const struct lj_row *restrict c, const int *restrict type,
 		ir2 = 1.0 / r2;
 		ir6 = ir2 * ir2 * ir2;
 		fr = (12.0 * c->c12[tj] * ir6 - 6.0 * c->c6[tj]) * ir6 * ir2;
+		if (c->fshift)
+			fr -= c->fc[tj] / sqrt(r2);
 		fx += fr * dx;
 		fy += fr * dy;
 		fz += fr * dz;
@@ -91,6 +95,8 @@ row_lj(const struct lj_row *restrict c, const int *restrict type,
 		if (et) {
 			u = 0.5 * ((c->c12[tj] * ir6 - c->c6[tj]) * ir6 -
 			    c->sh[tj]);
+			if (c->fshift)
+				u += 0.5 * (sqrt(r2) - c->rc[tj]) * c->fc[tj];
 			ue += u;
 			et[j] += u;
 			uw += 0.5 * fr * r2;
@@ -171,6 +177,9 @@ fek_pmd_forces(const struct fek_pairpot *pp, const struct fek_nlist *nl,
 			lj[ti].c6[tj] = c->c6;
 			lj[ti].rc2[tj] = c->rc2;
 			lj[ti].sh[tj] = c->ushift;
+			lj[ti].fc[tj] = c->fc;
+			lj[ti].rc[tj] = c->rc;
+			lj[ti].fshift = pp->fshift;
 		}
 #pragma omp parallel num_threads(fs->nthr) reduction(|:low)
 	{

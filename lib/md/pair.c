@@ -5,7 +5,9 @@
  * resampled by GSL's cubic spline onto the uniform Hermite grid of
  * pmd_eval.h, Lorentz-Berthelot or geometric mixing, and the analytic
  * tail of the LJ pairs (Allen and Tildesley, Computer Simulation of
- * Liquids, 2nd ed., Eqs. 2.144-2.145):
+ * Liquids, 2nd ed., Eqs. 2.144-2.145), and the force-shifted LJ whose
+ * force is continuous at the cutoff (Toxvaerd and Dyre, J. Chem. Phys.
+ * 134, 081102, 2011; LAMMPS's lj/smooth/linear):
  *   U_tail = (2 pi / V) sum_ab N_a N_b 4 eps sig^3 [(sig/rc)^9 / 9 -
  *            (sig/rc)^3 / 3],
  *   P_tail = (2 pi / 3 V^2) sum_ab N_a N_b 4 eps sig^3 [4/3 (sig/rc)^9 -
@@ -288,10 +290,17 @@ fek_pair_finish(struct fek_pairpot *pp, int ntypes, double rc, int geometric)
 			c->c6 = 4 * e * pow(s, 6);
 			c->rc2 = e > 0 ? r * r : 0;
 			c->ushift = 0;
-			if (pp->shift || pp->wca) {
+			c->fc = 0;
+			c->rc = r;
+			if (pp->shift || pp->fshift || pp->wca) {
 				double ir6 = 1 / (r * r * r * r * r * r);
 
 				c->ushift = (c->c12 * ir6 - c->c6) * ir6;
+			}
+			if (pp->fshift) {
+				double ir6 = 1 / (r * r * r * r * r * r);
+
+				c->fc = (12 * c->c12 * ir6 - 6 * c->c6) * ir6 / r;
 			}
 			if (e > 0 && r > pp->rcmax)
 				pp->rcmax = r;
@@ -308,7 +317,7 @@ fek_pair_tail(const struct fek_pairpot *pp, const long *count, double V,
 {
 	double u = 0, p = 0;
 
-	if (pp->tail && pp->style == FEK_PAIR_LJ && !pp->wca)
+	if (pp->tail && pp->style == FEK_PAIR_LJ && !pp->wca && !pp->fshift)
 		for (int i = 0; i < pp->ntypes; i++)
 			for (int j = 0; j < pp->ntypes; j++) {
 				int ij = P(pp, i, j);
@@ -335,7 +344,8 @@ fek_pair_describe(const struct fek_pairpot *pp, int i, int j, char *buf,
 		    pp->rc[ij], pp->tabname ? pp->tabname : "?");
 	return snprintf(buf, len, "%d %d %s %.17g %.17g %.17g%s", i, j,
 	    pp->wca ? "wca" : "lj", pp->eps[ij], pp->sig[ij], pp->rc[ij],
-	    pp->wca ? "" : pp->shift ? " shifted" : " truncated");
+	    pp->wca ? "" : pp->fshift ? " force-shifted" : pp->shift ?
+	    " shifted" : " truncated");
 }
 
 void

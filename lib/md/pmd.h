@@ -32,6 +32,7 @@ struct fek_pairpot {
 	int style;			/* FEK_PAIR_LJ or FEK_PAIR_TABLE */
 	int ntypes;
 	int shift;			/* LJ: shifted to 0 at each cutoff */
+	int fshift;			/* LJ: force-shifted too */
 	int tail;			/* LJ: analytic tail beyond the cutoff */
 	int wca;			/* LJ cut at 2^(1/6) sigma, shifted */
 	double rcmax;			/* the largest cutoff */

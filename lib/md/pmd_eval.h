@@ -16,7 +16,9 @@
  * Pair potentials (one type pair's coefficients, r^2 = |r_i - r_j|^2):
  *   LJ 12-6:  u = c12 / r^12 - c6 / r^6 - ushift inside rc (c12 = 4 eps
  *             sigma^12, c6 = 4 eps sigma^6; ushift = u_LJ(rc) when
- *             shifted, else 0); WCA is LJ cut at 2^(1/6) sigma and shifted.
+ *             shifted, else 0); WCA is LJ cut at 2^(1/6) sigma and shifted;
+ *             force-shifted, u + (r - rc) fc with fc = -u_LJ'(rc) (the
+ *             force goes to 0 at rc too: Toxvaerd and Dyre 2011).
  *   table:    piecewise cubic Hermite in r on a uniform grid of (u, du/dr)
  *             nodes, so that the force is exactly minus the derivative of
  *             the energy that is reported (energy is conserved as for an
@@ -140,6 +142,7 @@ struct fek_pair_coef {
 	double c12, c6;			/* LJ */
 	double rc2;			/* cutoff squared */
 	double ushift;			/* LJ: subtracted inside rc */
+	double fc, rc;			/* LJ force-shifted: -u'(rc), rc */
 	double r0, h, ih;		/* table: first node, spacing, 1 / h */
 	long off;			/* table: first node's (u, du/dr) pair */
 	long nnode;			/* table: nodes */
@@ -150,8 +153,16 @@ fek_pair_lj(const struct fek_pair_coef *c, double r2, double *fr)
 {
 	double ir2 = 1.0 / r2, ir6 = ir2 * ir2 * ir2;
 
+	double u = (c->c12 * ir6 - c->c6) * ir6 - c->ushift;
+
 	*fr = (12.0 * c->c12 * ir6 - 6.0 * c->c6) * ir6 * ir2;
-	return (c->c12 * ir6 - c->c6) * ir6 - c->ushift;
+	if (c->fc != 0) {
+		double r = sqrt(r2);
+
+		*fr -= c->fc / r;
+		u += (r - c->rc) * c->fc;
+	}
+	return u;
 }
 
 /* The table: r below the first node is reported by *low = 1 (the caller
