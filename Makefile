@@ -57,6 +57,8 @@ LIBOBJ = $(LIBSRC:.c=.o) $(GPUOBJ)
 
 TOOLSRC = $(wildcard tools/*.c)
 TOOLS = $(TOOLSRC:.c=)
+# C programs of the tests that link libfek (built by make check)
+TESTPROGS = tests/pmd-fd tests/md-config-check
 MAN1 = $(wildcard man/man1/*.1)
 MAN5 = $(wildcard man/man5/*.5)
 MAN7 = $(wildcard man/man7/*.7)
@@ -91,12 +93,16 @@ tools/%: tools/%.c lib/libfek.a $(LIBHDR) .build-flags
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(OMPFLAGS) $(CWARN) $(LDFLAGS) -o $@ $< \
 	    lib/libfek.a $(LDLIBS)
 
+$(TESTPROGS): %: %.c lib/libfek.a $(LIBHDR) .build-flags
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(OMPFLAGS) $(CWARN) $(LDFLAGS) -o $@ $< \
+	    lib/libfek.a $(LDLIBS)
+
 check:
 	scripts/install-deps check
-	$(MAKE) all
+	$(MAKE) all $(TESTPROGS)
 	scripts/runtests
 
-check-gpu: all
+check-gpu: all $(TESTPROGS)
 	FEK_TEST_GPU=1 scripts/runtests $(notdir $(wildcard tests/gpu*.sh))
 
 demo:
@@ -128,4 +134,5 @@ uninstall:
 	for m in $(notdir $(MAN7)); do rm -f $(DESTDIR)$(MANPREFIX)/man7/$$m; done
 
 clean:
-	rm -f lib/*.o lib/*/*.o lib/libfek.a kernels/*.o $(TOOLS) .build-flags
+	rm -f lib/*.o lib/*/*.o lib/libfek.a kernels/*.o $(TOOLS) $(TESTPROGS) \
+	    .build-flags

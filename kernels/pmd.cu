@@ -1505,7 +1505,7 @@ fek_gpu_pmd_run(struct fek_psys *s, const struct fek_pairpot *pp,
 	if (!par->restart && par->thermo_every > 0 && thermo_rows(&G, s, pp,
 	    par, sink, t0, nf, count) < 0)
 		goto fail;
-	if (par->nsteps == 0 && par->equil == 0) {
+	if (par->nsteps == 0 && par->equil == 0 && par->every > 0) {
 		double ts = fek_seconds();
 
 		if (download(&G, s, par->want_f, hf, he) < 0)

@@ -806,7 +806,8 @@ particles_main(int argc, char **argv)
 	par.seed = (uint64_t)seed;
 	par.nsteps = nsteps;
 	par.equil = equil;
-	par.every = every < 0 ? nsteps : every;
+	/* frames: at the end by default (the start of a single point) */
+	par.every = every < 0 ? (nsteps > 0 ? nsteps : 1) : every;
 	par.thermo_every = thermo < 0 ? (logpath ? 100 : 0) : thermo;
 	par.ckpt_every = ckpt ? ckpt_every : 0;
 	par.want_f = want_f;

@@ -361,7 +361,8 @@ fek_pmd_run_cpu(struct fek_psys *s, const struct fek_pairpot *pp,
 			    b) < 0)
 				goto out;
 		}
-	if (par->nsteps == 0 && par->equil == 0 && frames(&r, sink) < 0)
+	if (par->nsteps == 0 && par->equil == 0 && par->every > 0 &&
+	    frames(&r, sink) < 0)
 		goto out;
 
 	for (long long t = t0 + 1; t <= tend; t++) {
