@@ -1187,9 +1187,13 @@ pick_tpp(double mean_row)
 	const char *e = getenv("FEK_PMD_TPP");
 	int t = 1;
 
-	if (e && (atoi(e) == 1 || atoi(e) == 2 || atoi(e) == 4 || atoi(e) ==
-	    8 || atoi(e) == 16 || atoi(e) == 32))
+	if (e != NULL && *e) {
+		if (strcmp(e, "1") && strcmp(e, "2") && strcmp(e, "4") &&
+		    strcmp(e, "8") && strcmp(e, "16") && strcmp(e, "32"))
+			return fek_seterr(FEK_EX_USAGE, "FEK_PMD_TPP: '%s' is "
+			    "not 1, 2, 4, 8, 16 or 32", e);
 		return atoi(e);
+	}
 	while (t < 32 && t * 16 < mean_row)
 		t *= 2;
 	return t;
@@ -1416,7 +1420,9 @@ fek_gpu_pmd_run(struct fek_psys *s, const struct fek_pairpot *pp,
 		G.p.maxnb = 8;
 		G.p.maxpc = 2;
 	}
-	G.tpp = pick_tpp(4.0 / 3 * M_PI * G.rl * G.rl * G.rl * rho);
+	if ((G.tpp = pick_tpp(4.0 / 3 * M_PI * G.rl * G.rl * G.rl * rho)) <
+	    0)
+		return -1;
 	/* blocks a box: enough for every particle, at most 1024 (each then
 	 * takes several passes; fewer partial sums to add) */
 	G.p.nblkbox = (int)((n * G.tpp + BLOCK - 1) / BLOCK);
@@ -1565,6 +1571,20 @@ fek_gpu_pmd_run(struct fek_psys *s, const struct fek_pairpot *pp,
 				goto fail;
 			continue;
 		}
+		/* the chunk's end: every box still finite? (2K of the last
+		 * step: box_end sums it; it ran already under Nose-Hoover) */
+		if (!G.need_nhc && launch_box_end(&G, 1) < 0)
+			goto fail;
+		CK(cudaMemcpy(G.hbs, G.d.bs, B * sizeof(struct boxstate),
+		    cudaMemcpyDeviceToHost), "copy down");
+		for (int b = 0; b < B; b++)
+			if (!isfinite(G.hbs[b].twoK)) {
+				fek_seterr(FEK_EX_NUMERIC, "box %d, by step %lld: "
+				    "the state is no longer finite (is the time "
+				    "step too long, or the start overlapping?)",
+				    b + 1, end);
+				goto fail;
+			}
 		t = end + 1;
 		s->step = end;
 		{

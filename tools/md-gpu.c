@@ -294,20 +294,24 @@ usage_particles(void)
 	fprintf(stderr, "usage: md-gpu [-Tqv] [-d cpu|gpu|auto] [-e every] "
 	    "[-f friction] [-h dt]\n"
 	    "              [-i verlet|baoab|nh] [-l log] [-m [type:]mass] "
-	    "[-N steps] [-n steps]\n"
-	    "              [-o file.dcd] [-R replicas] [-s seed] "
-	    "[-t temperature] [--units lj|real|gmx]\n"
-	    "              [--lj [i:j:]eps:sigma[:rc]] [--wca] "
-	    "[--table [i:j:]file] [--rc cutoff]\n"
-	    "              [--shift] [--tail] [--mix lb|geometric] "
-	    "[--force-shift] [--skin length] [--tau time]\n"
-	    "              [--chain length] [--pressure p] "
-	    "[--barostat-every steps]\n"
-	    "              [--zero-momentum steps] [--thermo steps] "
-	    "[--forces] [--checkpoint file]\n"
-	    "              [--checkpoint-every steps] [--format fek|gro|lammps]\n"
-	    "              --lattice sc|bcc|fcc:n[xnyxnz] --density rho | "
-	    "--config file | --restart file\n");
+	    "[-N steps]\n"
+	    "              [-n steps] [-o file.dcd] [-R replicas] [-s seed] "
+	    "[-t temperature]\n"
+	    "              [--barostat-every steps] [--chain length] "
+	    "[--checkpoint file]\n"
+	    "              [--checkpoint-every steps] [--force-shift] "
+	    "[--forces]\n"
+	    "              [--format fek|gro|lammps] "
+	    "[--lj [i:j:]eps:sigma[:rc]]\n"
+	    "              [--mix lb|geometric] [--pressure p] [--rc cutoff] "
+	    "[--shift]\n"
+	    "              [--skin length] [--table [i:j:]file] "
+	    "[--table-points n] [--tail]\n"
+	    "              [--tau time] [--thermo steps] "
+	    "[--units lj|real|gmx] [--wca]\n"
+	    "              [--zero-momentum steps] "
+	    "--lattice sc|bcc|fcc:n[xnyxnz]\n"
+	    "              --density rho | --config file | --restart file\n");
 	exit(FEK_EX_USAGE);
 }
 
@@ -704,6 +708,11 @@ particles_main(int argc, char **argv)
 		fek_warnx("--table: not with --lj or --tail");
 		nerr++;
 	}
+	if (zero_every > 0 && integ != FEK_PMD_BAOAB) {
+		fek_warnx("--zero-momentum: -i baoab only (verlet and nh keep "
+		    "the momentum, which starts at 0)");
+		nerr++;
+	}
 	if (par.baro && integ == FEK_PMD_VERLET) {
 		fek_warnx("--pressure: needs a thermostat (-i baoab or -i nh)");
 		nerr++;
@@ -811,8 +820,16 @@ particles_main(int argc, char **argv)
 	par.thermo_every = thermo < 0 ? (logpath ? 100 : 0) : thermo;
 	par.ckpt_every = ckpt ? ckpt_every : 0;
 	par.want_f = want_f;
+	if (config && s.have_v && s.copied) {
+		/* one configuration copied to every box: the same velocities
+		 * would make identical runs */
+		fek_warnx("%s: one configuration for %ld replicas: velocities "
+		    "drawn afresh for each", config, replicas);
+		s.have_v = 0;
+	}
 	if (!restart && !s.have_v)
-		fek_psys_velocities(&s, par.kT, fek_pmd_key(par.seed));
+		fek_psys_velocities(&s, par.kT, fek_pmd_key(par.seed),
+		    fek_pmd_nf(&s, &par));
 	if (s.n < 2 && par.zero_every > 0)
 		fek_errx(FEK_EX_USAGE, "--zero-momentum: needs two particles");
 	for (int b = 0; b < s.nbox; b++)

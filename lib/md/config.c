@@ -1449,6 +1449,7 @@ conf_to_psys(struct conf *c, struct fek_psys *s, double lscale,
 		memcpy(s->tname[t], c->tname[t], sizeof s->tname[t]);
 	}
 	s->have_v = c->have_v;
+	s->copied = c->nframe == 1 && nb > 1;
 	for (int b = 0; b < nb; b++) {
 		int f = c->nframe > 1 ? b : 0;
 		struct fek_box *bx = &s->box[b];

@@ -8,7 +8,9 @@
  * energy and virial are per-particle halves, which the caller sums in a
  * fixed order (fek_pmd_sum).
  *
- * For the pair (i, j) at d = r_i - r_j (minimum image), with fr =
+ * For the pair (i, j) at d = r_i - (r_j + its image's lattice vector, as
+ * the list found it: the minimum image while the positions are not
+ * wrapped between builds), with fr =
  * -(du/dr) / r from pmd_eval.h: f_i += fr d, u_i += u / 2, w_i += fr r^2 / 2,
  * so that sum u_i is the pair energy and sum w_i the virial
  * sum_(i<j) r_ij . f_ij (Allen and Tildesley, Eq. 2.65).
@@ -50,34 +52,25 @@ struct lj_row {
 };
 
 /* One particle's half row of LJ pairs into this thread's sums: the
- * arithmetic of fek_pair_lj and fek_box_minimage (what the loop reads
- * held in locals: the stores to the sums alias nothing). */
-static void
-row_lj(const struct lj_row *restrict c, const int *restrict type,
-    const double *restrict x, const struct fek_box *restrict bx,
+ * arithmetic of fek_pair_lj, each j moved by its image's lattice vector
+ * (the row's code; pmd.h).  single: one type (a constant where this is
+ * inlined, so that the partner's type is not looked up). */
+static inline void
+row_lj(int single, const struct lj_row *restrict c, const int *restrict type,
+    const double *restrict x, const double *restrict shift,
     const int *restrict row, int cnt, long i, double *restrict ft,
     double *restrict et, double *restrict wt)
 {
 	double fx = 0, fy = 0, fz = 0, ue = 0, uw = 0;
 	const double xi = x[3 * i], yi = x[3 * i + 1], zi = x[3 * i + 2];
-	const double lx = bx->lx, ly = bx->ly, lz = bx->lz, xy = bx->xy;
-	const double xz = bx->xz, yz = bx->yz, ilx = bx->ilx, ily = bx->ily;
-	const double ilz = bx->ilz;
 
 	for (int k = 0; k < cnt; k++) {
-		int j = row[k], tj = type[j];
-		double dx = xi - x[3 * j], dy = yi - x[3 * j + 1];
-		double dz = zi - x[3 * j + 2], n, r2, ir2, ir6, fr, u;
+		int j = row[k] & FEK_NL_JMASK, tj = single ? 0 : type[j];
+		const double *sv = shift + 3 * ((unsigned)row[k] >> FEK_NL_JBITS);
+		double dx = xi - (x[3 * j] + sv[0]);
+		double dy = yi - (x[3 * j + 1] + sv[1]);
+		double dz = zi - (x[3 * j + 2] + sv[2]), r2, ir2, ir6, fr, u;
 
-		n = fek_rint(dz * ilz);
-		dz -= n * lz;
-		dy -= n * yz;
-		dx -= n * xz;
-		n = fek_rint(dy * ily);
-		dy -= n * ly;
-		dx -= n * xy;
-		n = fek_rint(dx * ilx);
-		dx -= n * lx;
 		r2 = dx * dx + dy * dy + dz * dz;
 		if (r2 >= c->rc2[tj])
 			continue;
@@ -115,21 +108,21 @@ row_lj(const struct lj_row *restrict c, const int *restrict type,
 /* The same for a table potential; returns 1 below the table. */
 static int
 row_table(const struct fek_pairpot *pp, const struct fek_pair_coef *ci,
-    const int *type, const double *x, const struct fek_box *bx,
-    const int *row, int cnt, long i, double *ft, double *et, double *wt)
+    const int *type, const double *x, const double *shift, const int *row,
+    int cnt, long i, double *ft, double *et, double *wt)
 {
 	double fx = 0, fy = 0, fz = 0, ue = 0, uw = 0;
 	int low = 0;
 
 	for (int k = 0; k < cnt; k++) {
-		int j = row[k];
+		int j = row[k] & FEK_NL_JMASK;
 		const struct fek_pair_coef *c = &ci[type[j]];
+		const double *sv = shift + 3 * ((unsigned)row[k] >> FEK_NL_JBITS);
 		double d[3], r2, fr, u;
 
-		d[0] = x[3 * i] - x[3 * j];
-		d[1] = x[3 * i + 1] - x[3 * j + 1];
-		d[2] = x[3 * i + 2] - x[3 * j + 2];
-		fek_box_minimage(bx, d);
+		d[0] = x[3 * i] - (x[3 * j] + sv[0]);
+		d[1] = x[3 * i + 1] - (x[3 * j + 1] + sv[1]);
+		d[2] = x[3 * i + 2] - (x[3 * j + 2] + sv[2]);
 		r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
 		if (r2 >= c->rc2)
 			continue;
@@ -163,7 +156,7 @@ fek_pmd_forces(const struct fek_pairpot *pp, const struct fek_nlist *nl,
     double *f, double *e_i, double *w_i)
 {
 	const double *x = s->x + 3 * s->n * b;
-	const struct fek_box *bx = &s->box[b];
+	const double *shift = nl->shift + 3 * FEK_NL_NCODE * b;
 	struct lj_row lj[FEK_PMD_MAXTYPES];
 	long n = s->n;
 	int low = 0, want_e = e_i != NULL;
@@ -201,11 +194,14 @@ fek_pmd_forces(const struct fek_pairpot *pp, const struct fek_nlist *nl,
 
 			if (pp->style == FEK_PAIR_TABLE)
 				low |= row_table(pp, pp->coef + ti *
-				    FEK_PMD_MAXTYPES, s->type, x, bx, row, cnt,
+				    FEK_PMD_MAXTYPES, s->type, x, shift, row,
+				    cnt, i, ft, et, wt);
+			else if (s->ntypes == 1)
+				row_lj(1, &lj[0], s->type, x, shift, row, cnt,
 				    i, ft, et, wt);
 			else
-				row_lj(&lj[ti], s->type, x, bx, row, cnt, i, ft,
-				    et, wt);
+				row_lj(0, &lj[ti], s->type, x, shift, row, cnt,
+				    i, ft, et, wt);
 		}
 		/* the threads' sums, in the threads' order (implied barrier
 		 * above) */

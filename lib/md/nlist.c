@@ -4,7 +4,9 @@
  *
  * A box's list holds, for each particle i, every j > i of the same box
  * closer than rlist = rc + skin in the positions xref at the build (half
- * rows: each pair once, for Newton's third law).  The rows are ordered by
+ * rows: each pair once, for Newton's third law), each with the lattice
+ * translation that brings j next to i (so the forces need no minimum
+ * image as long as the positions are not wrapped between builds).  The rows are ordered by
  * the cell stencil (dz, dy, dx increasing), then by j within a cell.
  * Cells are cut in fractional coordinates, at least rlist / 2 wide
  * between faces (a stencil of 5 x 5 x 5 cells; Allen and Tildesley's
@@ -43,6 +45,7 @@ fek_nlist_init(struct fek_nlist *nl, const struct fek_psys *s, double rc,
 	nl->maxnb = (nl->maxnb + 7) / 8 * 8;
 	nl->nb = fek_alloc(s->n * s->nbox * nl->maxnb, sizeof *nl->nb);
 	nl->cnt = fek_alloc(s->n * s->nbox, sizeof *nl->cnt);
+	nl->shift = fek_alloc(3 * FEK_NL_NCODE * s->nbox, sizeof *nl->shift);
 }
 
 void
@@ -50,6 +53,7 @@ fek_nlist_free(struct fek_nlist *nl)
 {
 	free(nl->nb);
 	free(nl->cnt);
+	free(nl->shift);
 	free(nl->cstart);
 	free(nl->cidx);
 	free(nl->cof);
@@ -99,67 +103,129 @@ cell_of(const struct fek_box *bx, const double *r, const long *nc)
 	return (c[2] * nc[1] + c[1]) * nc[0] + c[0];
 }
 
-/* Whether j belongs in i's row; counts it (storing it while it fits). */
+/* The code of the image n_x a + n_y b + n_z c, in a row entry's upper
+ * 7 bits (the entry read as unsigned). */
+static inline int
+image_code(int nx, int ny, int nz)
+{
+	return (int)((unsigned)((nx + 2) + 5 * (ny + 2) + 25 * (nz + 2)) <<
+	    FEK_NL_JBITS);
+}
+
+/* Whether j belongs in i's row (its minimum image, the all-pairs search);
+ * counts it (storing it while it fits). */
 static inline void
 consider(const double *xr, const struct fek_box *bx, double rl2, long i,
     long j, int *row, long maxnb, long *cnt)
 {
-	double d[3];
+	double d[3], n[3];
 
 	for (int k = 0; k < 3; k++)
 		d[k] = xr[3 * i + k] - xr[3 * j + k];
-	fek_box_minimage(bx, d);
+	/* fek_box_minimage, keeping the counts: d = r_i - (r_j + shift) */
+	n[2] = fek_rint(d[2] * bx->ilz);
+	d[2] -= n[2] * bx->lz;
+	d[1] -= n[2] * bx->yz;
+	d[0] -= n[2] * bx->xz;
+	n[1] = fek_rint(d[1] * bx->ily);
+	d[1] -= n[1] * bx->ly;
+	d[0] -= n[1] * bx->xy;
+	n[0] = fek_rint(d[0] * bx->ilx);
+	d[0] -= n[0] * bx->lx;
 	if (d[0] * d[0] + d[1] * d[1] + d[2] * d[2] < rl2) {
 		if (*cnt < maxnb)
-			row[*cnt] = (int)j;
+			row[*cnt] = (int)j | image_code((int)n[0], (int)n[1],
+			    (int)n[2]);
 		(*cnt)++;
 	}
 }
 
 /* Fill box b's rows; returns the longest row wanted (rows longer than
- * maxnb are cut and must be built again). */
+ * maxnb are cut and must be built again).  Through the cells, a home cell
+ * at a time: its stencil (cell indices, and the lattice vectors that move
+ * a cell across the box's faces next to it, so that no pair needs the
+ * minimum image) is worked out once for all of its particles. */
 static long
 fill_rows(struct fek_nlist *nl, const struct fek_psys *s, int b,
     const long *nc, int reach)
 {
 	const double *xr = s->xref + 3 * s->n * b;
 	const struct fek_box *bx = &s->boxref[b];
-	const int *cidx = nl->cidx, *cof = nl->cof;
-	const int *cstart = nl->cstart;
+	const int *cidx = nl->cidx, *cstart = nl->cstart;
 	double rl2 = (nl->rc + nl->skin) * (nl->rc + nl->skin);
 	long n = s->n, longest = 0, maxnb = nl->maxnb;
+	long ncell = nc[0] * nc[1] * nc[2];
 	int *nb = nl->nb, *cnts = nl->cnt;
 
-#pragma omp parallel for schedule(dynamic, 256) reduction(max:longest)
-	for (long i = 0; i < n; i++) {
-		int *row = nb + (b * n + i) * maxnb;
-		long cnt = 0;
+	if (reach == 0) {
+#pragma omp parallel for schedule(dynamic, 64) reduction(max:longest)
+		for (long i = 0; i < n; i++) {
+			int *row = nb + (b * n + i) * maxnb;
+			long cnt = 0;
 
-		if (reach == 0) {
 			for (long j = i + 1; j < n; j++)
 				consider(xr, bx, rl2, i, j, row, maxnb, &cnt);
-		} else {
-			long c = cof[i], cx = c % nc[0], cy = c / nc[0] %
-			    nc[1], cz = c / (nc[0] * nc[1]);
-
-			for (int dz = -reach; dz <= reach; dz++)
-			for (int dy = -reach; dy <= reach; dy++)
-			for (int dx = -reach; dx <= reach; dx++) {
-				long ex = (cx + dx + nc[0]) % nc[0];
-				long ey = (cy + dy + nc[1]) % nc[1];
-				long ez = (cz + dz + nc[2]) % nc[2];
-				long e = (ez * nc[1] + ey) * nc[0] + ex;
-
-				for (long k = cstart[e]; k < cstart[e + 1];
-				    k++)
-					if (cidx[k] > i)
-						consider(xr, bx, rl2, i,
-						    cidx[k], row, maxnb, &cnt);
-			}
+			cnts[b * n + i] = (int)(cnt < maxnb ? cnt : maxnb);
+			if (cnt > longest)
+				longest = cnt;
 		}
-		cnts[b * n + i] = (int)(cnt < maxnb ? cnt : maxnb);
-		if (cnt > longest)
-			longest = cnt;
+		return longest;
+	}
+#pragma omp parallel for schedule(dynamic, 16) reduction(max:longest)
+	for (long c = 0; c < ncell; c++) {
+		long cx = c % nc[0], cy = c / nc[0] % nc[1];
+		long cz = c / (nc[0] * nc[1]), ns = 0;
+		long sc[125];
+		int code[125];
+		double sh[125][3];
+
+		for (int dz = -reach; dz <= reach; dz++)
+		for (int dy = -reach; dy <= reach; dy++)
+		for (int dx = -reach; dx <= reach; dx++) {
+			long ux = cx + dx, uy = cy + dy, uz = cz + dz;
+			int wx = ux < 0 ? -1 : ux >= nc[0];
+			int wy = uy < 0 ? -1 : uy >= nc[1];
+			int wz = uz < 0 ? -1 : uz >= nc[2];
+
+			sc[ns] = ((uz - wz * nc[2]) * nc[1] + uy - wy * nc[1]) *
+			    nc[0] + ux - wx * nc[0];
+			sh[ns][0] = wx * bx->lx + wy * bx->xy + wz * bx->xz;
+			sh[ns][1] = wy * bx->ly + wz * bx->yz;
+			sh[ns][2] = wz * bx->lz;
+			code[ns] = image_code(wx, wy, wz);
+			ns++;
+		}
+		for (long a = cstart[c]; a < cstart[c + 1]; a++) {
+			long i = cidx[a], cnt = 0;
+			int *row = nb + (b * n + i) * maxnb;
+			double xi = xr[3 * i], yi = xr[3 * i + 1];
+			double zi = xr[3 * i + 2];
+
+			for (long q = 0; q < ns; q++) {
+				long e = sc[q];
+				double sx = sh[q][0], sy = sh[q][1], sz = sh[q][2];
+
+				for (long k = cstart[e]; k < cstart[e + 1]; k++) {
+					long j = cidx[k];
+					double dx, dy, dz;
+
+					if (j <= i)
+						continue;
+					dx = xi - (xr[3 * j] + sx);
+					dy = yi - (xr[3 * j + 1] + sy);
+					dz = zi - (xr[3 * j + 2] + sz);
+					if (dx * dx + dy * dy + dz * dz < rl2) {
+						if (cnt < maxnb)
+							row[cnt] = (int)j |
+							    code[q];
+						cnt++;
+					}
+				}
+			}
+			cnts[b * n + i] = (int)(cnt < maxnb ? cnt : maxnb);
+			if (cnt > longest)
+				longest = cnt;
+		}
 	}
 	return longest;
 }
@@ -174,6 +240,18 @@ fek_nlist_build(struct fek_nlist *nl, const struct fek_psys *s, int b)
 
 	if (fek_box_check(bx, nl->rc + nl->skin, "box") < 0)
 		return -1;
+	if (n > FEK_NL_JMASK)
+		return fek_seterr(FEK_EX_DATA, "%ld particles in a box: at most "
+		    "%d", n, FEK_NL_JMASK);
+	for (int c = 0; c < FEK_NL_NCODE; c++) {
+		/* r_j + n_x a + n_y b + n_z c */
+		double *v = nl->shift + 3 * (FEK_NL_NCODE * b + c);
+		int kx = c % 5 - 2, ky = c / 5 % 5 - 2, kz = c / 25 - 2;
+
+		v[0] = kx * bx->lx + ky * bx->xy + kz * bx->xz;
+		v[1] = ky * bx->ly + kz * bx->yz;
+		v[2] = kz * bx->lz;
+	}
 	reach = cell_grid(bx, nl->rc + nl->skin, nc);
 	nl->allpairs = reach == 0;
 	if (reach > 0) {

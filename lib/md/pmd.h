@@ -86,6 +86,8 @@ struct fek_psys {
 	double *x, *v;			/* nbox n x 3 */
 	struct fek_box *box;		/* nbox */
 	int have_v;			/* velocities were read */
+	int copied;			/* one configuration, copied to every
+					   box */
 	long long step;
 	/* the integrators' state, per box */
 	struct fek_nhc *nhc;		/* Nose-Hoover chains */
@@ -122,9 +124,10 @@ int	fek_lattice_fill(struct fek_psys *s, const char *kind,
 /* Particles a lattice kind puts in one unit cell (0: unknown kind). */
 int	fek_lattice_basis(const char *kind);
 /* Maxwell-Boltzmann velocities at kT for every box from Philox (seed,
- * box, tag), the centre-of-mass motion removed and the kinetic energy
- * set to nf kT / 2 exactly (nf = 3n - 3). */
-void	fek_psys_velocities(struct fek_psys *s, double kT, uint64_t key);
+ * box, particle), the centre-of-mass motion removed and the kinetic
+ * energy set to nf kT / 2 exactly (nf: the run's, fek_pmd_nf). */
+void	fek_psys_velocities(struct fek_psys *s, double kT, uint64_t key,
+	    double nf);
 /* Remove the centre-of-mass velocity of box b. */
 void	fek_psys_zero_momentum(struct fek_psys *s, int b);
 /* Twice the kinetic energy of box b. */
@@ -142,12 +145,20 @@ int	fek_config_read(struct fek_psys *s, const char *path,
 
 /* ---- neighbour lists (nlist.c) ----------------------------------------- */
 
+/* A row entry: j (the low 25 bits) and the image of j that is i's
+ * neighbour, as the lattice vectors n_x a + n_y b + n_z c to add to r_j
+ * (n from -2 to 2: code (n_x + 2) + 5 (n_y + 2) + 25 (n_z + 2)). */
+#define FEK_NL_JBITS 25
+#define FEK_NL_JMASK ((1 << FEK_NL_JBITS) - 1)
+#define FEK_NL_NCODE 125
+
 struct fek_nlist {
 	double rc;			/* the potential's largest cutoff */
 	double skin;			/* rlist = rc + skin */
 	long maxnb;			/* row length */
-	int *nb;			/* nbox n x maxnb: j > i in the box */
+	int *nb;			/* nbox n x maxnb: j > i, with its image */
 	int *cnt;			/* nbox n */
+	double *shift;			/* nbox x 125 x 3: each code's vector */
 	long long nbuild;		/* lists built, all boxes */
 	int allpairs;			/* 1: no cells (a small box) */
 	/* cells, for one box at a time */
@@ -159,8 +170,12 @@ void	fek_nlist_init(struct fek_nlist *nl, const struct fek_psys *s,
 	    double rc, double skin);
 void	fek_nlist_free(struct fek_nlist *nl);
 /* Build box b's list from s->xref (every pair i < j of its particles
- * closer than rc + skin, in i's row), growing the rows as needed.  -1
- * with fek_seterr(65) when the box is too small. */
+ * closer than rc + skin, in i's row, with the image of j as it was in
+ * xref), growing the rows as needed.  The positions must not be wrapped
+ * again until the next build, so that r_i - (r_j + shift) stays the
+ * minimum image (pmd_run.c wraps them at the builds only).  -1 with
+ * fek_seterr(65) when the box is too small or holds more than 2^25
+ * particles. */
 int	fek_nlist_build(struct fek_nlist *nl, const struct fek_psys *s, int b);
 /* Whether a particle of box b moved more than skin/2 since the build. */
 int	fek_nlist_stale(const struct fek_nlist *nl, const struct fek_psys *s,

@@ -27,10 +27,10 @@
  * fr (r_i - r_j).
  *
  * Random numbers: Philox4x32-10 (Salmon et al., SC'11; Random123's
- * philox.h, the generator cuRAND also has), counter = (tag, box, step,
- * purpose and draw), key = the seed mixed by SplitMix64: a particle's
- * numbers depend on the seed, its box, its tag and the step only, not on
- * threads, launch geometry or the order particles are stored in.
+ * philox.h, the generator cuRAND also has), counter = (particle, box,
+ * step, purpose and draw), key = the seed mixed by SplitMix64: a
+ * particle's numbers depend on the seed, its box, its place in the
+ * configuration and the step only, not on threads or launch geometry.
  * Normals by Box-Muller from 53-bit uniforms.
  *
  * Integrators (Leimkuhler and Matthews 2013 for BAOAB; Swope et al. 1982

@@ -7,8 +7,10 @@
  *   1. Nose-Hoover: the chain's half step from the 2K of the last step's
  *      end (MTTK 1996, Eq. 29's exp(iL_NHC dt/2)), v *= its factor;
  *   2. the first half: velocity Verlet's kick and drift, or BAOAB's B A O A
- *      (pmd_eval.h), positions wrapped into the cell;
- *   3. a new neighbour list where a particle moved more than skin/2;
+ *      (pmd_eval.h);
+ *   3. a new neighbour list where a particle moved more than skin/2, the
+ *      positions wrapped into the cell then (only then: the list keeps
+ *      each neighbour's image; the GPU wraps every step instead);
  *   4. forces (energies and virial on log, barostat and force-frame steps);
  *   5. the last half kick; Nose-Hoover: the chain's half step from the new
  *      2K, v *= its factor;
@@ -26,6 +28,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <omp.h>
 
 #include "fek.h"
 #include "md/pmd.h"
@@ -66,14 +70,18 @@ box_forces(struct cpu_run *r, int b, int want_e)
 	return 0;
 }
 
-/* Build box b's list from its current positions. */
+/* Build box b's list from its current positions, wrapped into the cell
+ * here (and only here: the list's images hold until the next build). */
 static int
 box_rebuild(struct cpu_run *r, int b)
 {
 	struct fek_psys *s = r->s;
+	double *x = s->x + 3 * s->n * b;
 
-	memcpy(s->xref + 3 * s->n * b, s->x + 3 * s->n * b, 3 * s->n *
-	    sizeof *s->x);
+#pragma omp parallel for schedule(static)
+	for (long i = 0; i < s->n; i++)
+		fek_box_wrap(&s->box[b], x + 3 * i);
+	memcpy(s->xref + 3 * s->n * b, x, 3 * s->n * sizeof *s->x);
 	s->boxref[b] = s->box[b];
 	return fek_nlist_build(&r->nl, s, b);
 }
@@ -109,7 +117,6 @@ first_half(struct cpu_run *r, int b, long long t)
 	const struct fek_pmd_par *par = r->par;
 	double *x = s->x + 3 * s->n * b, *v = s->v + 3 * s->n * b;
 	const double *f = r->f + 3 * s->n * b;
-	const struct fek_box *bx = &s->box[b];
 
 	if (par->integ == FEK_PMD_NHC) {
 		double k2;
@@ -132,7 +139,6 @@ first_half(struct cpu_run *r, int b, long long t)
 		} else
 			fek_pmd_verlet_first(x + 3 * i, v + 3 * i, f + 3 * i,
 			    r->hdtm[ti], par->dt);
-		fek_box_wrap(bx, x + 3 * i);
 	}
 	if (fek_nlist_stale(&r->nl, s, b))
 		return box_rebuild(r, b);
@@ -260,6 +266,8 @@ thermo_row(struct cpu_run *r, const struct fek_pmd_sink *sink, long long t,
 	return sink->thermo ? sink->thermo(sink->ctx, t, b, &th) : 0;
 }
 
+/* Frames of every box, positions wrapped into the cell (a copy: the
+ * run's own are wrapped at the list builds only). */
 static int
 frames(struct cpu_run *r, const struct fek_pmd_sink *sink)
 {
@@ -274,11 +282,73 @@ frames(struct cpu_run *r, const struct fek_pmd_sink *sink)
 				return -1;
 			e = r->e;
 		}
-		if (sink->frame(sink->ctx, s, b, s->x + n3 * b, s->v + n3 * b,
+		memcpy(r->xs, s->x + n3 * b, n3 * sizeof *r->xs);
+		for (long i = 0; i < s->n; i++)
+			fek_box_wrap(&s->box[b], r->xs + 3 * i);
+		if (sink->frame(sink->ctx, s, b, r->xs, s->v + n3 * b,
 		    r->par->want_f ? r->f + n3 * b : NULL, e) < 0)
 			return -1;
 	}
 	return 0;
+}
+
+/* Positions given next to lists' reference positions (a checkpoint the
+ * GPU wrote, which wraps every step): each particle moved by the lattice
+ * vector that brings it next to its reference position, so that the
+ * lists' images hold.  A particle already there is left as it is. */
+static void
+unwrap_to_ref(struct fek_psys *s)
+{
+	for (int b = 0; b < s->nbox; b++) {
+		const struct fek_box *bx = &s->box[b];
+		double *x = s->x + 3 * s->n * b;
+		const double *xr = s->xref + 3 * s->n * b;
+
+		for (long i = 0; i < s->n; i++) {
+			double d[3], n;
+
+			for (int k = 0; k < 3; k++)
+				d[k] = x[3 * i + k] - xr[3 * i + k];
+			if ((n = fek_rint(d[2] * bx->ilz)) != 0) {
+				x[3 * i + 2] -= n * bx->lz;
+				x[3 * i + 1] -= n * bx->yz;
+				x[3 * i] -= n * bx->xz;
+				d[1] -= n * bx->yz;
+				d[0] -= n * bx->xz;
+			}
+			if ((n = fek_rint(d[1] * bx->ily)) != 0) {
+				x[3 * i + 1] -= n * bx->ly;
+				x[3 * i] -= n * bx->xy;
+				d[0] -= n * bx->xy;
+			}
+			if ((n = fek_rint(d[0] * bx->ilx)) != 0)
+				x[3 * i] -= n * bx->lx;
+		}
+	}
+}
+
+/* Whether every box's kinetic energy (and pair energy where it was just
+ * computed) is finite: -1 with fek_seterr(1) naming the step if not. */
+static int
+check_finite(struct cpu_run *r, long long t, int have_u)
+{
+	for (int b = 0; b < r->s->nbox; b++)
+		if (!isfinite(box_twoK(r, b)) || (have_u && !isfinite(r->U[b])))
+			return fek_seterr(FEK_EX_NUMERIC, "box %d, step %lld: "
+			    "the state is no longer finite (is the time step "
+			    "too long, or the start overlapping?)", b + 1, t);
+	return 0;
+}
+
+/* FEK_THREADS, as the replica engine reads it, else OpenMP's own. */
+static void
+set_threads(void)
+{
+	const char *e = getenv("FEK_THREADS");
+	long n;
+
+	if (e != NULL && *e && (n = strtol(e, NULL, 10)) >= 1 && n <= 1024)
+		omp_set_num_threads((int)n);
 }
 
 void
@@ -319,6 +389,7 @@ fek_pmd_run_cpu(struct fek_psys *s, const struct fek_pairpot *pp,
 	int rc = -1;
 
 	memset(&r, 0, sizeof r);
+	set_threads();
 	r.pp = pp;
 	r.par = par;
 	r.s = s;
@@ -349,6 +420,7 @@ fek_pmd_run_cpu(struct fek_psys *s, const struct fek_pairpot *pp,
 		memcpy(s->boxref, s->box, s->nbox * sizeof *s->box);
 		s->have_ref = 1;
 	}
+	unwrap_to_ref(s);
 	for (int b = 0; b < s->nbox; b++)
 		if (fek_nlist_build(&r.nl, s, b) < 0 || box_forces(&r, b, 1) < 0)
 			goto out;
@@ -386,6 +458,9 @@ fek_pmd_run_cpu(struct fek_psys *s, const struct fek_pairpot *pp,
 				goto out;
 		}
 		s->step = t;
+		if (((t & 63) == 0 || log || frame || t == tend) &&
+		    check_finite(&r, t, log || baro) < 0)
+			goto out;
 		for (int b = 0; log && b < s->nbox; b++)
 			if (thermo_row(&r, sink, t, b) < 0)
 				goto out;

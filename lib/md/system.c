@@ -142,10 +142,8 @@ fek_psys_zero_momentum(struct fek_psys *s, int b)
 }
 
 void
-fek_psys_velocities(struct fek_psys *s, double kT, uint64_t key)
+fek_psys_velocities(struct fek_psys *s, double kT, uint64_t key, double nf)
 {
-	double nf = 3.0 * s->n - 3;
-
 	for (int b = 0; b < s->nbox; b++) {
 		double *v = s->v + 3 * s->n * b, twoK;
 
@@ -161,6 +159,8 @@ fek_psys_velocities(struct fek_psys *s, double kT, uint64_t key)
 			continue;
 		fek_psys_zero_momentum(s, b);
 		twoK = fek_psys_twoK(s, b);
+		/* 2K = nf kT exactly: with nf = 3n, the removed momentum's
+		 * three degrees of freedom are put back by the scaling */
 		if (twoK > 0)
 			for (long i = 0; i < 3 * s->n; i++)
 				v[i] *= sqrt(nf * kT / twoK);
