@@ -710,6 +710,7 @@ struct gpu {
 	int *nb, *cnt;
 	int4 *cgrid, *hcgrid;
 	long ncells, cellcap;
+	int nallpairs;			/* boxes searched by all pairs */
 	int *ccount;
 	float4 *cbin, *cell;		/* binned, then sorted: positions
 					   and the index's bits */
@@ -820,6 +821,7 @@ set_cells(struct gpu *G, const struct fek_box *boxes, long n)
 	int B = G->p.nbox;
 	double lmax = 0;
 
+	G->nallpairs = 0;
 	for (int b = 0; b < B; b++) {
 		double w[3];
 		long nc[3];
@@ -833,8 +835,10 @@ set_cells(struct gpu *G, const struct fek_box *boxes, long n)
 			if (nc[d] < 3)
 				ok = 0;
 		}
-		if (!ok)
+		if (!ok) {
 			nc[0] = nc[1] = nc[2] = 0;
+			G->nallpairs++;
+		}
 		G->hcgrid[b] = make_int4((int)nc[0], (int)nc[1], (int)nc[2],
 		    (int)off);
 		off += nc[0] * nc[1] * nc[2];
@@ -924,7 +928,8 @@ launch_rebuild(struct gpu *G)
 			    G->cnt, G->flag, G->ovf, G->maxcnt, G->nbuild);
 			LAUNCHED("k_nlist_cells");
 		}
-		switch (G->tpp) {
+		switch (G->nallpairs ? G->tpp : 0) {
+		case 0: break;
 		case 1: NLIST(1); break;
 		case 2: NLIST(2); break;
 		case 4: NLIST(4); break;
