@@ -736,18 +736,20 @@ particles_main(int argc, char **argv)
 			seed = (long)s.seed;
 		par.restart = 1;
 	} else if (config) {
-		int isgro = format ? strcmp(format, "gro") == 0 :
-		    strlen(config) > 4 && strcmp(config + strlen(config) - 4,
-		    ".gro") == 0;
+		const char *fmt = fek_config_format(config, format);
 		double ls = 1, vs = units->time_unit;
+		int isgro;
+
+		if (fmt == NULL)
+			fek_die();
+		isgro = strcmp(fmt, "gro") == 0;
 
 		if (isgro && strcmp(units->name, "real") == 0) {
 			ls = 10;	/* nm -> A; nm/ps -> A/fs */
 			vs = 0.01 * units->time_unit;
 		} else if (isgro)
 			vs = 1;		/* nm/ps, the engine's gmx unit */
-		if (fek_config_read(&s, config, format, ls, vs, (int)replicas) <
-		    0)
+		if (fek_config_read(&s, config, fmt, ls, vs, (int)replicas) < 0)
 			fek_die();
 	} else {
 		int nb = fek_lattice_basis(kind);

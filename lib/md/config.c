@@ -432,7 +432,7 @@ read_fek(struct conf *c, const char *path)
 {
 	struct fek_reader r;
 	struct fek_header h;
-	struct fek_cols k;
+	struct fek_cols k = { { -1, -1, -1 }, { -1, -1, -1 }, -1, -1 };
 	struct fek_box bx;
 	double *rows = NULL;
 	long long *ids = NULL;
@@ -1493,6 +1493,12 @@ conf_to_psys(struct conf *c, struct fek_psys *s, double lscale,
 fail:
 	fek_psys_free(s);
 	return -1;
+}
+
+const char *
+fek_config_format(const char *path, const char *format)
+{
+	return format != NULL ? format : guess_format(path);
 }
 
 int

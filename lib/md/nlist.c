@@ -2,12 +2,13 @@
  * nlist.c - Verlet neighbour lists (Verlet 1967) built through cell lists
  * (Allen and Tildesley, 2nd ed., section 5.3), on the CPU with OpenMP.
  *
- * A box's list holds, for each particle i, every j > i of the same box
- * closer than rlist = rc + skin in the positions xref at the build (half
- * rows: each pair once, for Newton's third law), each with the lattice
- * translation that brings j next to i (so the forces need no minimum
- * image as long as the positions are not wrapped between builds).  The rows are ordered by
- * the cell stencil (dz, dy, dx increasing), then by j within a cell.
+ * A box's list holds each pair of particles closer than rlist = rc + skin
+ * in the positions xref at the build once (half rows, for Newton's third
+ * law): in i's row when j's cell is i's or comes after it in the forward
+ * half of the cell stencil (Allen and Tildesley, section 5.3), each j
+ * with the lattice translation that brings it next to i (so the forces
+ * need no minimum image as long as the positions are not wrapped between
+ * builds).  The rows are ordered by the stencil, then by j within a cell.
  * Cells are cut in fractional coordinates, at least rlist / 2 wide
  * between faces (a stencil of 5 x 5 x 5 cells; Allen and Tildesley's
  * smaller cells cut the pairs looked at from 27 x 1 to 125 x 1/8 of a
@@ -179,9 +180,13 @@ fill_rows(struct fek_nlist *nl, const struct fek_psys *s, int b,
 		int code[125];
 		double sh[125][3];
 
-		for (int dz = -reach; dz <= reach; dz++)
-		for (int dy = -reach; dy <= reach; dy++)
-		for (int dx = -reach; dx <= reach; dx++) {
+		/* the forward half of the stencil: the home cell, then
+		 * offsets after (0, 0, 0) in (dz, dy, dx) order; each pair of
+		 * cells is met once (the offsets are distinct modulo the cell
+		 * counts, which are at least 2 reach + 1) */
+		for (int dz = 0; dz <= reach; dz++)
+		for (int dy = dz ? -reach : 0; dy <= reach; dy++)
+		for (int dx = dz || dy ? -reach : 0; dx <= reach; dx++) {
 			long ux = cx + dx, uy = cy + dy, uz = cz + dz;
 			int wx = ux < 0 ? -1 : ux >= nc[0];
 			int wy = uy < 0 ? -1 : uy >= nc[1];
@@ -205,12 +210,12 @@ fill_rows(struct fek_nlist *nl, const struct fek_psys *s, int b,
 				long e = sc[q];
 				double sx = sh[q][0], sy = sh[q][1], sz = sh[q][2];
 
-				for (long k = cstart[e]; k < cstart[e + 1]; k++) {
+				/* in the home cell, the particles after i */
+				for (long k = q == 0 ? a + 1 : cstart[e]; k <
+				    cstart[e + 1]; k++) {
 					long j = cidx[k];
 					double dx, dy, dz;
 
-					if (j <= i)
-						continue;
 					dx = xi - (xr[3 * j] + sx);
 					dy = yi - (xr[3 * j + 1] + sy);
 					dz = zi - (xr[3 * j + 2] + sz);
@@ -303,24 +308,4 @@ fek_nlist_build(struct fek_nlist *nl, const struct fek_psys *s, int b)
 	}
 	nl->nbuild++;
 	return 0;
-}
-
-int
-fek_nlist_stale(const struct fek_nlist *nl, const struct fek_psys *s, int b)
-{
-	const double *x = s->x + 3 * s->n * b, *xr = s->xref + 3 * s->n * b;
-	double lim = 0.25 * nl->skin * nl->skin;
-	int stale = 0;
-
-#pragma omp parallel for schedule(static) reduction(|:stale)
-	for (long i = 0; i < s->n; i++) {
-		double d[3];
-
-		for (int k = 0; k < 3; k++)
-			d[k] = x[3 * i + k] - xr[3 * i + k];
-		fek_box_minimage(&s->box[b], d);
-		if (d[0] * d[0] + d[1] * d[1] + d[2] * d[2] > lim)
-			stale = 1;
-	}
-	return stale;
 }

@@ -142,6 +142,9 @@ double	fek_psys_twoK(const struct fek_psys *s, int b);
  * open, 65 malformed (file and line or section named). */
 int	fek_config_read(struct fek_psys *s, const char *path,
 	    const char *format, double lscale, double vscale, int nbox);
+/* The format fek_config_read reads path in: format, or its guess ("fek",
+ * "gro", "lammps"; NULL with fek_seterr when path cannot be read). */
+const char *fek_config_format(const char *path, const char *format);
 
 /* ---- neighbour lists (nlist.c) ----------------------------------------- */
 
@@ -177,9 +180,6 @@ void	fek_nlist_free(struct fek_nlist *nl);
  * fek_seterr(65) when the box is too small or holds more than 2^25
  * particles. */
 int	fek_nlist_build(struct fek_nlist *nl, const struct fek_psys *s, int b);
-/* Whether a particle of box b moved more than skin/2 since the build. */
-int	fek_nlist_stale(const struct fek_nlist *nl, const struct fek_psys *s,
-	    int b);
 
 /* ---- forces (force.c) -------------------------------------------------- */
 

@@ -45,6 +45,8 @@ struct cpu_run {
 	double *e, *w;			/* n: per-particle energy, virial */
 	double *U, *W;			/* per box: pair energy, virial */
 	double *tmp;			/* n: m v^2 */
+	double *vpend;			/* per box: a factor the velocities
+					   still owe (settle) */
 	double *xs, *fs, *xrs;		/* a box's saved state (barostat) */
 	long count[FEK_PMD_MAXTYPES];
 	double c2[FEK_PMD_MAXTYPES];	/* BAOAB noise per type */
@@ -109,43 +111,59 @@ box_scale_v(struct cpu_run *r, int b, double c)
 		v[i] *= c;
 }
 
-/* Steps 1-3 for box b at step t. */
+/* Steps 1-3 for box b at step t, in one pass over the particles: the
+ * velocities' pending end-of-step factor and the chain's start factor (as
+ * (v s1) s2, the two multiplications of kernels/pmd.cu), the first half,
+ * and whether a particle moved more than skin/2 since the list's build. */
 static int
 first_half(struct cpu_run *r, int b, long long t)
 {
 	struct fek_psys *s = r->s;
 	const struct fek_pmd_par *par = r->par;
 	double *x = s->x + 3 * s->n * b, *v = s->v + 3 * s->n * b;
-	const double *f = r->f + 3 * s->n * b;
+	const double *f = r->f + 3 * s->n * b, *xr = s->xref + 3 * s->n * b;
+	double s1 = r->vpend[b], s2 = 1, lim = 0.25 * par->skin * par->skin;
+	int nhc = par->integ == FEK_PMD_NHC, stale = 0;
 
-	if (par->integ == FEK_PMD_NHC) {
+	if (nhc) {
 		double k2;
 
-		box_scale_v(r, b, fek_nhc_half(&r->nhc, &s->nhc[b],
-		    s->twoK[b], 0.5 * par->dt, &k2));
+		s2 = fek_nhc_half(&r->nhc, &s->nhc[b], s->twoK[b], 0.5 *
+		    par->dt, &k2);
 		s->twoK[b] = k2;
 	}
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) reduction(|:stale)
 	for (long i = 0; i < s->n; i++) {
 		int ti = s->type[i];
+		double *xi = x + 3 * i, *vi = v + 3 * i, d[3];
 
+		if (nhc)
+			for (int k = 0; k < 3; k++)
+				vi[k] = (vi[k] * s1) * s2;
 		if (par->integ == FEK_PMD_BAOAB) {
 			double z[4];
 
 			fek_pmd_normals4(r->key, (uint32_t)i, (uint32_t)b,
 			    (uint64_t)t, FEK_RNG_LANGEVIN, 0, z);
-			fek_pmd_baoab_first(x + 3 * i, v + 3 * i, f + 3 * i,
-			    r->hdtm[ti], 0.5 * par->dt, r->c1, r->c2[ti], z);
+			fek_pmd_baoab_first(xi, vi, f + 3 * i, r->hdtm[ti],
+			    0.5 * par->dt, r->c1, r->c2[ti], z);
 		} else
-			fek_pmd_verlet_first(x + 3 * i, v + 3 * i, f + 3 * i,
-			    r->hdtm[ti], par->dt);
+			fek_pmd_verlet_first(xi, vi, f + 3 * i, r->hdtm[ti],
+			    par->dt);
+		for (int k = 0; k < 3; k++)
+			d[k] = xi[k] - xr[3 * i + k];
+		fek_box_minimage(&s->box[b], d);
+		if (d[0] * d[0] + d[1] * d[1] + d[2] * d[2] > lim)
+			stale = 1;
 	}
-	if (fek_nlist_stale(&r->nl, s, b))
+	r->vpend[b] = 1;
+	if (stale)
 		return box_rebuild(r, b);
 	return 0;
 }
 
-/* Step 5 for box b. */
+/* Step 5 for box b: the kick, and under Nose-Hoover the chain's end half
+ * from the new 2K; its factor waits in vpend (settle). */
 static void
 last_half(struct cpu_run *r, int b)
 {
@@ -154,15 +172,32 @@ last_half(struct cpu_run *r, int b)
 	const double *f = r->f + 3 * s->n * b;
 
 #pragma omp parallel for schedule(static)
-	for (long i = 0; i < s->n; i++)
-		fek_pmd_kick(v + 3 * i, f + 3 * i, r->hdtm[s->type[i]]);
+	for (long i = 0; i < s->n; i++) {
+		double *vi = v + 3 * i;
+
+		fek_pmd_kick(vi, f + 3 * i, r->hdtm[s->type[i]]);
+		r->tmp[i] = s->mass[s->type[i]] * (vi[0] * vi[0] + vi[1] *
+		    vi[1] + vi[2] * vi[2]);
+	}
 	if (r->par->integ == FEK_PMD_NHC) {
 		double k2;
 
-		box_scale_v(r, b, fek_nhc_half(&r->nhc, &s->nhc[b],
-		    box_twoK(r, b), 0.5 * r->par->dt, &k2));
+		r->vpend[b] = fek_nhc_half(&r->nhc, &s->nhc[b],
+		    fek_pmd_sum(r->tmp, s->n), 0.5 * r->par->dt, &k2);
 		s->twoK[b] = k2;
 	}
+}
+
+/* The velocities of every box with their pending factor, before anything
+ * reads them. */
+static void
+settle(struct cpu_run *r)
+{
+	for (int b = 0; b < r->s->nbox; b++)
+		if (r->vpend[b] != 1) {
+			box_scale_v(r, b, r->vpend[b]);
+			r->vpend[b] = 1;
+		}
 }
 
 /* Step 7: one volume move of box b at step t. */
@@ -407,6 +442,9 @@ fek_pmd_run_cpu(struct fek_psys *s, const struct fek_pairpot *pp,
 	r.w = fek_alloc(s->n, sizeof *r.w);
 	r.tmp = fek_alloc(s->n, sizeof *r.tmp);
 	r.U = fek_alloc(s->nbox, sizeof *r.U);
+	r.vpend = fek_alloc(s->nbox, sizeof *r.vpend);
+	for (int b = 0; b < s->nbox; b++)
+		r.vpend[b] = 1;
 	r.W = fek_alloc(s->nbox, sizeof *r.W);
 	r.xs = fek_alloc(n3, sizeof *r.xs);
 	r.fs = fek_alloc(n3, sizeof *r.fs);
@@ -450,6 +488,7 @@ fek_pmd_run_cpu(struct fek_psys *s, const struct fek_pairpot *pp,
 				goto out;
 			last_half(&r, b);
 			if (par->zero_every > 0 && t % par->zero_every == 0) {
+				settle(&r);
 				fek_psys_zero_momentum(s, b);
 				if (par->integ == FEK_PMD_NHC)
 					s->twoK[b] = box_twoK(&r, b);
@@ -458,6 +497,9 @@ fek_pmd_run_cpu(struct fek_psys *s, const struct fek_pairpot *pp,
 				goto out;
 		}
 		s->step = t;
+		if ((t & 63) == 0 || log || frame || t == tend ||
+		    (par->ckpt_every > 0 && t % par->ckpt_every == 0))
+			settle(&r);
 		if (((t & 63) == 0 || log || frame || t == tend) &&
 		    check_finite(&r, t, log || baro) < 0)
 			goto out;
@@ -495,6 +537,7 @@ out:
 	free(r.tmp);
 	free(r.U);
 	free(r.W);
+	free(r.vpend);
 	free(r.xs);
 	free(r.fs);
 	free(r.xrs);
