@@ -1,8 +1,8 @@
 /*
  * md.cu - md-gpu on the GPU (md.cuh): the per-replica engine of
- * lib/md_eval.h, the code the CPU reference runs, compiled at run time by
- * NVRTC with the dimension, potential, integrator and milestone kind as
- * constants, one thread per replica.
+ * lib/md/replica_eval.h, the code the CPU reference runs, compiled at run
+ * time by NVRTC with the dimension, potential, integrator and milestone
+ * kind as constants, one thread per replica.
  *
  * Design for throughput (issue 6: >= 1e11 replica-steps/s for 1e6
  * double-well replicas, overdamped, double-precision positions):
@@ -39,7 +39,7 @@
 extern "C" {
 #include "fek.h"
 #include "expr_cuda.h"
-#include "md.h"
+#include "md/replica.h"
 extern const char fek_md_eval_text[];
 }
 #include "cuda_check.cuh"
@@ -48,14 +48,14 @@ extern const char fek_md_eval_text[];
 
 /* The device half: random numbers, the dual numbers, the kernels.  The
  * host puts the constants first, then fek_nvrtc_philox_src and
- * fek_nvrtc_expr_src, this text, the user's formula, lib/md_eval.h, and
+ * fek_nvrtc_expr_src, this text, the user's formula, lib/md/replica_eval.h, and
  * md_kernels_src. */
 static const char md_prelude_src[] = R"FEK(
 typedef unsigned int u32;
 typedef unsigned long long u64;
 #define FEK_HD static __device__ __forceinline__
 
-/* ---- random numbers: what lib/md_eval.h asks of the includer ---------- */
+/* ---- random numbers: what lib/md/replica_eval.h asks of the includer -- */
 
 struct fek_md_rng {
 	u64 n, ns, nf;		/* normal steps: current, saved, furthest */
@@ -329,7 +329,7 @@ FEK_HD double fek_md_user(const struct fek_md_sys *s, const double *x,
     double *g);
 )FEK";
 
-/* The kernels, after lib/md_eval.h. */
+/* The kernels, after lib/md/replica_eval.h. */
 static const char md_kernels_src[] = R"FEK(
 /* A launch's arguments (md.cu's struct md_kp, the same bytes). */
 struct fek_md_kp {

@@ -1,8 +1,8 @@
 /*
  * md.cuh - plain-C driver of md-gpu's GPU path (kernels/md.cu): the jobs
- * of lib/md.h with the engine of lib/md_eval.h compiled at run time by
- * NVRTC (the potential, the integrator, the dimension and the mode are
- * compile-time constants there; a user formula is translated by
+ * of lib/md/replica.h with the engine of lib/md/replica_eval.h compiled at
+ * run time by NVRTC (the potential, the integrator, the dimension and the
+ * mode are compile-time constants there; a user formula is translated by
  * lib/expr_cuda.c and differentiated by forward-mode dual numbers), one
  * thread per replica, cuRAND's Philox4x32-10 with one subsequence per
  * replica.  No CUDA syntax here; a build without nvcc links
@@ -11,7 +11,7 @@
 #ifndef FEK_MD_CUH
 #define FEK_MD_CUH
 
-#include "md.h"
+#include "md/replica.h"
 
 #ifdef __cplusplus
 extern "C" {

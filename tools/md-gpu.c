@@ -1,12 +1,12 @@
 /*
  * md-gpu - batched dynamics of independent replicas of a particle in a
- * model potential, on the CPU (lib/md.c, the reference) or the GPU
+ * model potential, on the CPU (lib/md/replica.c, the reference) or the GPU
  * (kernels/md.cu): plain runs (frames, a DCD file, an energy log),
  * umbrella sampling (samples sections for histogram(1) and WHAM), and
  * Milestoning (seed 003, sections 2.4.8-2.4.9, 5.1.4-5.1.5; Eq. 2.90):
  * restrained sampling on milestones, a backward run to check the first
  * hitting point, a forward run to the next milestone, one trajectories
- * record per sample.  The physics is in lib/md_eval.h.
+ * record per sample.  The physics is in lib/md/replica_eval.h.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -21,7 +21,7 @@
 #include "dcd.h"
 #include "grid.h"
 #include "ineff.h"
-#include "md.h"
+#include "md/replica.h"
 #include "stream.h"
 #include "md/pmd.h"
 #include "md/pmd_output.h"

@@ -1,12 +1,12 @@
 /*
- * md_eval.h - the per-replica engine of md-gpu, one text for the CPU and
+ * replica_eval.h - the per-replica engine of md-gpu, one text for the CPU and
  * the GPU: model potentials with analytic forces, harmonic and Milestoning
  * restraints, the three integrators, walls, and Milestoning's crossing
  * detection with its first-hitting-point check.
  *
- * The CPU reference (lib/md.c) includes this file; kernels/md.cu hands
- * the same bytes (embedded by lib/md_src.c) to NVRTC, so the GPU runs the
- * code that the CPU tests check.  The includer first defines
+ * The CPU reference (lib/md/replica.c) includes this file; kernels/md.cu
+ * hands the same bytes (embedded by lib/md/replica_src.c) to NVRTC, so the
+ * GPU runs the code that the CPU tests check.  The includer first defines
  *   struct fek_md_rng and, FEK_HD each,
  *     int    fek_md_group(struct fek_md_rng *r, double *xi)
  *            the normals of the group of FEK_MD_G steps that holds step
@@ -140,7 +140,8 @@ struct fek_md_restraint {
 
 #endif	/* FEK_MD_EVAL_TYPES */
 
-/* lib/md.h includes the types only (FEK_MD_TYPES_ONLY); the code once. */
+/* lib/md/replica.h includes the types only (FEK_MD_TYPES_ONLY); the code
+ * once. */
 #if !defined(FEK_MD_TYPES_ONLY) && !defined(FEK_MD_EVAL_CODE)
 #define FEK_MD_EVAL_CODE
 

@@ -1,8 +1,8 @@
 /*
- * md.h - md-gpu's jobs: batched dynamics of independent replicas of a
- * particle in a model potential (lib/md_eval.h), run on the CPU
- * (lib/md.c, the double-precision reference) or the GPU (kernels/md.cu),
- * in three modes:
+ * replica.h - md-gpu's jobs: batched dynamics of independent replicas of a
+ * particle in a model potential (lib/md/replica_eval.h), run on the CPU
+ * (lib/md/replica.c, the double-precision reference) or the GPU
+ * (kernels/md.cu), in three modes:
  *   run        replicas from a start point; frames every `every` steps;
  *   umbrella   replicas in harmonic windows; samples every `every` steps
  *              after `equil` steps (Potgieter 2014's umbrella sampling,
@@ -21,7 +21,7 @@
 #include "grid.h"
 
 #define FEK_MD_TYPES_ONLY
-#include "md_eval.h"
+#include "md/replica_eval.h"
 #undef FEK_MD_TYPES_ONLY
 
 enum fek_md_mode { FEK_MD_RUN, FEK_MD_UMBRELLA, FEK_MD_MILESTONE };
@@ -64,7 +64,7 @@ struct fek_md_sink {
 	void (*progress)(void *ctx, double done);
 };
 
-/* md_pot.c: a -p argument: "dw[:Eb]" (sum over axes of Eb (x^2 - 1)^2,
+/* replica_pot.c: a -p argument: "dw[:Eb]" (sum over axes of Eb (x^2 - 1)^2,
  * Eb = 1), "mb[:scale]" (Mueller-Brown, 2-D), "torsion[:a1,...,a6]" (sum
  * over axes of sum_n a_n (1 + cos(n x)), x in degrees; a = 0.6,0,1.4 the
  * butane-like default), or a libmatheval formula in the axes' names.
@@ -73,7 +73,7 @@ struct fek_md_sink {
 int	fek_md_potential_parse(const char *arg, int ndim,
 	    struct fek_md_sys *s, char **formula);
 
-/* md_input.c: -M as "m0,m1,..." (increasing) or "lo:hi:step" (*out
+/* replica_input.c: -M as "m0,m1,..." (increasing) or "lo:hi:step" (*out
  * malloc'd, *n points); -x as D comma-separated numbers; a text table of
  * rows of ncol numbers ('#' comments and blank lines skipped; what names
  * the rows in messages; NULL on error).  -1 or NULL with fek_seterr: 64

@@ -1,6 +1,6 @@
 /*
- * md_pot.c - md-gpu's -p argument: the built-in model potentials (their
- * forces are analytic, in lib/md_eval.h) or a user formula, and the
+ * replica_pot.c - md-gpu's -p argument: the built-in model potentials (their
+ * forces are analytic, in lib/md/replica_eval.h) or a user formula, and the
  * libmatheval text of each built-in, which goes into the PMF key of the
  * samples md-gpu writes (so rmsd(1) and pmf(1) compare against it).
  *   dw[:Eb]              sum_d Eb (x_d^2 - 1)^2 (the double well of seed
@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "md.h"
+#include "md/replica.h"
 
 /* A growing string, printf-style. */
 static void

@@ -1,5 +1,5 @@
 /*
- * md_input.c - md-gpu's small inputs: point milestones (-M), start points
+ * replica_input.c - md-gpu's small inputs: point milestones (-M), start points
  * (-x), and text tables of anchors or anchor pairs (-A, -I).
  */
 #include <errno.h>
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "md.h"
+#include "md/replica.h"
 
 int
 fek_md_parse_points(const char *arg, double **out, int *n)

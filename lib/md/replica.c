@@ -1,7 +1,7 @@
 /*
- * md.c - md-gpu's CPU reference: the jobs of md.h run replica by replica
- * through the engine of lib/md_eval.h (the code the GPU runs too), in
- * double precision, in threads over replicas.
+ * replica.c - md-gpu's CPU reference: the jobs of replica.h run replica
+ * by replica through the engine of lib/md/replica_eval.h (the code the GPU
+ * runs too), in double precision, in threads over replicas.
  *
  * Random numbers: each replica g has two GSL taus2 streams (L'Ecuyer's
  * maximally equidistributed combined Tausworthe generator; 24 bytes of
@@ -17,9 +17,9 @@
 
 #include <gsl/gsl_randist.h>
 
-#include "md.h"
+#include "md/replica.h"
 
-/* ---- what lib/md_eval.h needs from the host ------------------------------ */
+/* ---- what lib/md/replica_eval.h needs from the host --------------------- */
 
 struct fek_md_rng {
 	long long n;		/* steps whose normals were drawn */
@@ -92,7 +92,7 @@ fek_md_user(const struct fek_md_sys *s, const double *x, double *g)
 	return fek_expr_eval(md_expr, x);
 }
 
-#include "md_eval.h"
+#include "md/replica_eval.h"
 
 /* ---- set-up ------------------------------------------------------------- */
 
