@@ -5,7 +5,8 @@
 #   make check        known-answer, exit-code and man-page tests
 #   make check-gpu    the GPU paths against the CPU reference (GPU machine)
 #   make demo         the 19x19-window, 90x90-bin WHAM case end to end
-#   make bench        CPU benchmarks (scripts/bench-*), see bench/RESULTS.md
+#   make bench        CPU benchmarks (scripts/bench-wham, scripts/bench-pmd),
+#                     see bench/RESULTS.md
 #   make lint         mandoc -Tlint and a -Werror rebuild
 #   make install      PREFIX=/usr/local DESTDIR=
 #   make SANITIZE=1   build with ASan and UBSan
@@ -112,6 +113,7 @@ demo:
 
 bench: all
 	scripts/bench-wham
+	scripts/bench-pmd -d cpu -p -m 1000 -n 500
 
 lint:
 	scripts/install-deps check
