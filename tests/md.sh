@@ -2,9 +2,10 @@
 # lib/md/replica.c, lib/md/replica_eval.h) against answers from physics:
 # the Boltzmann density of the double well (chi-square), the exact mean
 # first-passage time of seed 003's Test C (E_b = 2, beta = D = 1, -1.5
-# reflecting to +1.0 absorbing: 5.170946) by brute force, its per-milestone K and tau table by Milestoning, ballistic
-# NVE crossings, the exact stationary variance and statistical inefficiency
-# of the Euler-Maruyama Ornstein-Uhlenbeck process, umbrella MD on the
+# reflecting to +1.0 absorbing: 5.170946) by brute force, its
+# per-milestone K and tau table by Milestoning, ballistic NVE crossings,
+# the exact stationary variance and statistical inefficiency of the
+# Euler-Maruyama Ornstein-Uhlenbeck process, umbrella MD on the
 # butane-like torsion through WHAM, energy conservation, the DCD file read
 # by mdtraj; reproducibility, shards, and exit codes.
 #
