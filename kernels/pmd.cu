@@ -1085,49 +1085,57 @@ fail:
 	return -1;
 }
 
+/* The particles' rows of three doubles out of device four-vectors (each
+ * times its box's pending s1 with scale_s1; the fourth into w_out where
+ * it is wanted), and into them (the types as the fourth). */
+static int
+copy_down3(struct gpu *G, const dbl4 *from, double *x, double *w_out,
+    int scale_s1)
+{
+	CK(cudaMemcpy(G->h4, from, G->N * sizeof(dbl4),
+	    cudaMemcpyDeviceToHost), "copy down");
+	for (long g = 0; g < G->N; g++) {
+		double a = scale_s1 ? G->hbs[g / G->p.n].s1 : 1;
+
+		x[3 * g] = G->h4[g].x * a;
+		x[3 * g + 1] = G->h4[g].y * a;
+		x[3 * g + 2] = G->h4[g].z * a;
+		if (w_out)
+			w_out[g] = G->h4[g].w;
+	}
+	return 0;
+fail:
+	return -1;
+}
+
+static int
+copy_up3(struct gpu *G, const struct fek_psys *s, const double *x,
+    dbl4 *to)
+{
+	for (long g = 0; g < G->N; g++)
+		G->h4[g] = make_dbl4(x[3 * g], x[3 * g + 1], x[3 * g + 2],
+		    s->type[g % s->n]);
+	CK(cudaMemcpy(to, G->h4, G->N * sizeof(dbl4), cudaMemcpyHostToDevice),
+	    "copy up");
+	return 0;
+fail:
+	return -1;
+}
+
 /* The device's state into s (velocities with their pending s1). */
 static int
 download(struct gpu *G, struct fek_psys *s, int want_f, double *f,
     double *e)
 {
-	long N = G->N;
 	int B = G->p.nbox;
 
 	CK(cudaMemcpy(G->hbs, G->d.bs, B * sizeof(struct boxstate),
 	    cudaMemcpyDeviceToHost), "copy down");
-	CK(cudaMemcpy(G->h4, G->d.pos, N * sizeof(dbl4),
-	    cudaMemcpyDeviceToHost), "copy down");
-	for (long g = 0; g < N; g++) {
-		s->x[3 * g] = G->h4[g].x;
-		s->x[3 * g + 1] = G->h4[g].y;
-		s->x[3 * g + 2] = G->h4[g].z;
-	}
-	CK(cudaMemcpy(G->h4, G->d.vel, N * sizeof(dbl4),
-	    cudaMemcpyDeviceToHost), "copy down");
-	for (long g = 0; g < N; g++) {
-		double a = G->need_nhc ? G->hbs[g / G->p.n].s1 : 1;
-
-		s->v[3 * g] = G->h4[g].x * a;
-		s->v[3 * g + 1] = G->h4[g].y * a;
-		s->v[3 * g + 2] = G->h4[g].z * a;
-	}
-	CK(cudaMemcpy(G->h4, G->d.xref, N * sizeof(dbl4),
-	    cudaMemcpyDeviceToHost), "copy down");
-	for (long g = 0; g < N; g++) {
-		s->xref[3 * g] = G->h4[g].x;
-		s->xref[3 * g + 1] = G->h4[g].y;
-		s->xref[3 * g + 2] = G->h4[g].z;
-	}
-	if (want_f) {
-		CK(cudaMemcpy(G->h4, G->d.frc, N * sizeof(dbl4),
-		    cudaMemcpyDeviceToHost), "copy down");
-		for (long g = 0; g < N; g++) {
-			f[3 * g] = G->h4[g].x;
-			f[3 * g + 1] = G->h4[g].y;
-			f[3 * g + 2] = G->h4[g].z;
-			e[g] = G->h4[g].w;
-		}
-	}
+	if (copy_down3(G, G->d.pos, s->x, NULL, 0) < 0 || copy_down3(G,
+	    G->d.vel, s->v, NULL, G->need_nhc) < 0 || copy_down3(G,
+	    G->d.xref, s->xref, NULL, 0) < 0 || (want_f && copy_down3(G,
+	    G->d.frc, f, e, 0) < 0))
+		goto fail;
 	CK(cudaMemcpy(s->box, G->d.box, B * sizeof(struct fek_box),
 	    cudaMemcpyDeviceToHost), "copy down");
 	CK(cudaMemcpy(s->boxref, G->d.boxref, B * sizeof(struct fek_box),
@@ -1145,24 +1153,11 @@ fail:
 static int
 upload(struct gpu *G, const struct fek_psys *s)
 {
-	long N = G->N;
 	int B = G->p.nbox;
 
-	for (long g = 0; g < N; g++)
-		G->h4[g] = make_dbl4(s->x[3 * g], s->x[3 * g + 1],
-		    s->x[3 * g + 2], s->type[g % s->n]);
-	CK(cudaMemcpy(G->d.pos, G->h4, N * sizeof(dbl4),
-	    cudaMemcpyHostToDevice), "copy up");
-	for (long g = 0; g < N; g++)
-		G->h4[g] = make_dbl4(s->v[3 * g], s->v[3 * g + 1],
-		    s->v[3 * g + 2], s->type[g % s->n]);
-	CK(cudaMemcpy(G->d.vel, G->h4, N * sizeof(dbl4),
-	    cudaMemcpyHostToDevice), "copy up");
-	for (long g = 0; g < N; g++)
-		G->h4[g] = make_dbl4(s->xref[3 * g], s->xref[3 * g + 1],
-		    s->xref[3 * g + 2], s->type[g % s->n]);
-	CK(cudaMemcpy(G->d.xref, G->h4, N * sizeof(dbl4),
-	    cudaMemcpyHostToDevice), "copy up");
+	if (copy_up3(G, s, s->x, G->d.pos) < 0 || copy_up3(G, s, s->v,
+	    G->d.vel) < 0 || copy_up3(G, s, s->xref, G->d.xref) < 0)
+		goto fail;
 	CK(cudaMemcpy(G->d.box, s->box, B * sizeof(struct fek_box),
 	    cudaMemcpyHostToDevice), "copy up");
 	CK(cudaMemcpy(G->d.boxref, s->boxref, B * sizeof(struct fek_box),
@@ -1245,51 +1240,33 @@ fail:
 	return -1;
 }
 
-/* Step 7 on every box at once. */
+/* Step 7 on every box at once (lib/md/barostat.c decides). */
 static int
 volume_moves(struct gpu *G, struct fek_psys *s, const struct fek_pairpot *pp,
     const struct fek_pmd_par *par, long long t, const long *count)
 {
 	int B = G->p.nbox, any = 0, anyback = 0;
+	struct fek_baro_move *m = (struct fek_baro_move *)fek_alloc(B,
+	    sizeof *m);
 	double *U0 = (double *)fek_alloc(B, sizeof(double));
 	double *W0 = (double *)fek_alloc(B, sizeof(double));
-	double *V0 = (double *)fek_alloc(B, sizeof(double));
-	double *dV = (double *)fek_alloc(B, sizeof(double));
-	double *u1 = (double *)fek_alloc(B, sizeof(double));
 	struct fek_box *old = (struct fek_box *)fek_alloc(B, sizeof *old);
 	int rc = -1;
 
 	CK(cudaMemcpy(G->hbs, G->d.bs, B * sizeof(struct boxstate),
 	    cudaMemcpyDeviceToHost), "copy down");
 	memcpy(old, G->hbox, B * sizeof *old);
+	memcpy(s->box, G->hbox, B * sizeof *old);
 	for (int b = 0; b < B; b++) {
-		double u[2], V1, sc;
-		struct fek_box nb = G->hbox[b];
-
 		U0[b] = G->hbs[b].U;
 		W0[b] = G->hbs[b].W;
-		V0[b] = fek_box_volume(&nb);
-		fek_pmd_uniforms2(G->p.key, 0, (uint32_t)b, (uint64_t)t,
-		    FEK_RNG_BAROSTAT, 0, u);
-		dV[b] = s->dvmax[b] * (2 * u[0] - 1);
-		u1[b] = u[1];
-		V1 = V0[b] + dV[b];
-		s->natt[b]++;
 		G->hbsc[b] = 0;
-		if (V1 <= 0)
+		if (!fek_baro_propose(s, G->p.key, b, t, G->rl, &m[b])) {
+			fek_baro_done(s, b, 0);
 			continue;
-		sc = cbrt(V1 / V0[b]);
-		nb.lx *= sc;
-		nb.ly *= sc;
-		nb.lz *= sc;
-		nb.xy *= sc;
-		nb.xz *= sc;
-		nb.yz *= sc;
-		fek_box_set(&nb);
-		if (fek_box_check(&nb, G->rl, "box") < 0)
-			continue;
-		G->hbsc[b] = sc;
-		G->hbox[b] = nb;
+		}
+		G->hbsc[b] = m[b].sc;
+		G->hbox[b] = m[b].box;
 		any = 1;
 	}
 	if (any) {
@@ -1297,6 +1274,7 @@ volume_moves(struct gpu *G, struct fek_psys *s, const struct fek_pairpot *pp,
 
 		CK(cudaMemcpy(G->bsc, G->hbsc, B * sizeof(double),
 		    cudaMemcpyHostToDevice), "copy up");
+		/* the old cells are kept by k_baro_scale, then the new go up */
 		k_baro_scale<<<nbk, BLOCK>>>(G->p, G->d.pos, G->d.frc,
 		    G->d.xref, G->d.box, G->d.boxref, G->spos, G->sfrc,
 		    G->sxref, G->sbox, G->bsc, G->flag);
@@ -1309,18 +1287,13 @@ volume_moves(struct gpu *G, struct fek_psys *s, const struct fek_pairpot *pp,
 		CK(cudaMemcpy(G->hbs, G->d.bs, B * sizeof(struct boxstate),
 		    cudaMemcpyDeviceToHost), "copy down");
 		for (int b = 0; b < B; b++) {
-			double V1 = V0[b] + dV[b], ut0, ut1, pt, w;
 			int acc;
 
 			G->hbback[b] = 0;
 			if (G->hbsc[b] == 0)
 				continue;
-			fek_pair_tail(pp, count, V0[b], &ut0, &pt);
-			fek_pair_tail(pp, count, V1, &ut1, &pt);
-			w = (G->hbs[b].U + ut1 - U0[b] - ut0) + par->pressure *
-			    dV[b] - s->n * par->kT * log(V1 / V0[b]);
-			acc = w <= 0 || u1[b] < exp(-w / par->kT);
-			s->nacc[b] += acc;
+			acc = fek_baro_accept(par, pp, count, s->n, &m[b], U0[b],
+			    G->hbs[b].U);
 			if (!acc) {
 				G->hbback[b] = 1;
 				G->hbox[b] = old[b];
@@ -1328,6 +1301,8 @@ volume_moves(struct gpu *G, struct fek_psys *s, const struct fek_pairpot *pp,
 				G->hbs[b].W = W0[b];
 				anyback = 1;
 			}
+			s->box[b] = G->hbox[b];
+			fek_baro_done(s, b, acc);
 		}
 		CK(cudaMemcpy(G->d.bs, G->hbs, B * sizeof(struct boxstate),
 		    cudaMemcpyHostToDevice), "copy up");
@@ -1345,26 +1320,11 @@ volume_moves(struct gpu *G, struct fek_psys *s, const struct fek_pairpot *pp,
 				goto fail;
 		}
 	}
-	for (int b = 0; b < B; b++) {
-		if (s->natt[b] % 10 == 0) {
-			long a = s->nacc[b] - s->nacc0[b];
-
-			if (a < 3)
-				s->dvmax[b] *= 0.9;
-			else if (a > 7)
-				s->dvmax[b] *= 1.1;
-			if (s->dvmax[b] > 0.3 * fek_box_volume(&G->hbox[b]))
-				s->dvmax[b] = 0.3 * fek_box_volume(&G->hbox[b]);
-			s->nacc0[b] = s->nacc[b];
-		}
-	}
 	rc = 0;
 fail:
+	free(m);
 	free(U0);
 	free(W0);
-	free(V0);
-	free(dV);
-	free(u1);
 	free(old);
 	return rc;
 }

@@ -115,6 +115,8 @@ int	fek_box_check(const struct fek_box *b, double rmax, const char *what);
 double	fek_box_volume(const struct fek_box *b);
 /* The perpendicular widths of the cell (between opposite faces). */
 void	fek_box_widths(const struct fek_box *b, double *w);
+/* Edges and tilts times sc (the origin kept). */
+void	fek_box_scale(struct fek_box *b, double sc);
 
 /* lattice.c: box 0 filled with the lattice ("fcc", "bcc", "sc") of
  * cells[3] unit cells at number density rho; every box gets the same
@@ -275,5 +277,24 @@ int	fek_pmd_run_cpu(struct fek_psys *s, const struct fek_pairpot *pp,
 
 /* Particles of each type in a box. */
 void	fek_pmd_counts(const struct fek_psys *s, long *count);
+
+/* barostat.c: the Monte Carlo barostat's decisions, for the CPU run and
+ * the GPU's host alike. */
+struct fek_baro_move {
+	double V0, V1, dV;		/* volume before, tried, change */
+	double sc;			/* edge factor (V1 / V0)^(1/3), or 0 */
+	double u;			/* the acceptance test's uniform */
+	struct fek_box box;		/* the cell scaled */
+};
+/* Box b's try at step t (counted): 1 when the scaled cell is a volume and
+ * still holds rmax (else the try fails at once). */
+int	fek_baro_propose(struct fek_psys *s, uint64_t key, int b, long long t,
+	    double rmax, struct fek_baro_move *m);
+/* Whether the try is accepted, from the pair energies before and after. */
+int	fek_baro_accept(const struct fek_pmd_par *par,
+	    const struct fek_pairpot *pp, const long *count, long n,
+	    const struct fek_baro_move *m, double U0, double U1);
+/* The try's outcome: the counts, and every 10 tries the largest move. */
+void	fek_baro_done(struct fek_psys *s, int b, int accepted);
 
 #endif

@@ -200,77 +200,45 @@ settle(struct cpu_run *r)
 		}
 }
 
-/* Step 7: one volume move of box b at step t. */
+/* Step 7: one volume move of box b at step t (barostat.c decides). */
 static int
 volume_move(struct cpu_run *r, int b, long long t)
 {
 	struct fek_psys *s = r->s;
-	const struct fek_pmd_par *par = r->par;
 	struct fek_box b0 = s->box[b], br0 = s->boxref[b];
+	struct fek_baro_move m;
 	long n3 = 3 * s->n;
-	double u[2], V0 = fek_box_volume(&b0), V1, dV, sc, ut0, ut1, pt, w;
-	double U0 = r->U[b], W0 = r->W[b];
-	int accept = 0;
+	double U0 = r->U[b], W0 = r->W[b], *x = s->x + n3 * b;
+	int accept;
 
-	fek_pmd_uniforms2(r->key, 0, (uint32_t)b, (uint64_t)t,
-	    FEK_RNG_BAROSTAT, 0, u);
-	dV = s->dvmax[b] * (2 * u[0] - 1);
-	V1 = V0 + dV;
-	s->natt[b]++;
-	if (V1 > 0) {
-		double *x = s->x + n3 * b;
-		struct fek_box *bx = &s->box[b];
-		int fits;
-
-		memcpy(r->xs, x, n3 * sizeof *x);
-		memcpy(r->xrs, s->xref + n3 * b, n3 * sizeof *x);
-		memcpy(r->fs, r->f + n3 * b, n3 * sizeof *x);
-		sc = cbrt(V1 / V0);
-		for (long i = 0; i < s->n; i++)
-			for (int d = 0; d < 3; d++)
-				x[3 * i + d] = bx->lo[d] + (x[3 * i + d] -
-				    bx->lo[d]) * sc;
-		bx->lx *= sc;
-		bx->ly *= sc;
-		bx->lz *= sc;
-		bx->xy *= sc;
-		bx->xz *= sc;
-		bx->yz *= sc;
-		fek_box_set(bx);
-		fits = fek_box_check(bx, r->nl.rc + r->nl.skin, "box") == 0;
-		if (fits) {
-			if (box_rebuild(r, b) < 0 || box_forces(r, b, 1) < 0)
-				return -1;
-			fek_pair_tail(r->pp, r->count, V0, &ut0, &pt);
-			fek_pair_tail(r->pp, r->count, V1, &ut1, &pt);
-			w = (r->U[b] + ut1 - U0 - ut0) + par->pressure * dV -
-			    s->n * par->kT * log(V1 / V0);
-			accept = w <= 0 || u[1] < exp(-w / par->kT);
-		}
-		if (!accept) {
-			memcpy(x, r->xs, n3 * sizeof *x);
-			memcpy(s->xref + n3 * b, r->xrs, n3 * sizeof *x);
-			memcpy(r->f + n3 * b, r->fs, n3 * sizeof *x);
-			s->box[b] = b0;
-			s->boxref[b] = br0;
-			r->U[b] = U0;
-			r->W[b] = W0;
-			if (fits && fek_nlist_build(&r->nl, s, b) < 0)
-				return -1;
-		}
+	if (!fek_baro_propose(s, r->key, b, t, r->nl.rc + r->nl.skin, &m)) {
+		fek_baro_done(s, b, 0);
+		return 0;
 	}
-	s->nacc[b] += accept;
-	if (s->natt[b] % 10 == 0) {
-		long a = s->nacc[b] - s->nacc0[b];
-
-		if (a < 3)
-			s->dvmax[b] *= 0.9;
-		else if (a > 7)
-			s->dvmax[b] *= 1.1;
-		if (s->dvmax[b] > 0.3 * fek_box_volume(&s->box[b]))
-			s->dvmax[b] = 0.3 * fek_box_volume(&s->box[b]);
-		s->nacc0[b] = s->nacc[b];
+	memcpy(r->xs, x, n3 * sizeof *x);
+	memcpy(r->xrs, s->xref + n3 * b, n3 * sizeof *x);
+	memcpy(r->fs, r->f + n3 * b, n3 * sizeof *x);
+	for (long i = 0; i < s->n; i++)
+		for (int d = 0; d < 3; d++)
+			x[3 * i + d] = b0.lo[d] + (x[3 * i + d] - b0.lo[d]) *
+			    m.sc;
+	s->box[b] = m.box;
+	if (box_rebuild(r, b) < 0 || box_forces(r, b, 1) < 0)
+		return -1;
+	accept = fek_baro_accept(r->par, r->pp, r->count, s->n, &m, U0,
+	    r->U[b]);
+	if (!accept) {
+		memcpy(x, r->xs, n3 * sizeof *x);
+		memcpy(s->xref + n3 * b, r->xrs, n3 * sizeof *x);
+		memcpy(r->f + n3 * b, r->fs, n3 * sizeof *x);
+		s->box[b] = b0;
+		s->boxref[b] = br0;
+		r->U[b] = U0;
+		r->W[b] = W0;
+		if (fek_nlist_build(&r->nl, s, b) < 0)
+			return -1;
 	}
+	fek_baro_done(s, b, accept);
 	return 0;
 }
 

@@ -77,6 +77,18 @@ fek_box_volume(const struct fek_box *b)
 }
 
 void
+fek_box_scale(struct fek_box *b, double sc)
+{
+	b->lx *= sc;
+	b->ly *= sc;
+	b->lz *= sc;
+	b->xy *= sc;
+	b->xz *= sc;
+	b->yz *= sc;
+	fek_box_set(b);
+}
+
+void
 fek_box_widths(const struct fek_box *b, double *w)
 {
 	/* V / |b x c|, V / |a x c|, V / |a x b| for a = (lx, 0, 0),
