@@ -152,6 +152,33 @@ integral(double v, double lo, double hi)
 	return v >= lo && v <= hi && v == floor(v);
 }
 
+/* Up to max finite numbers separated by blanks from s into b: their
+ * count (max + 1 when there are more), or -1 when a field is not one. */
+static int
+scan_numbers(const char *s, double *b, int max)
+{
+	const char *p;
+	char *end;
+	int nb = 0;
+
+	for (p = s; nb <= max; p = end) {
+		double v;
+
+		p += strspn(p, " \t");
+		if (*p == '\0')
+			break;
+		errno = 0;
+		v = strtod(p, &end);
+		if (end == p || (*end != '\0' && *end != ' ' && *end != '\t') ||
+		    errno == ERANGE || !isfinite(v))
+			return -1;
+		if (nb < max)
+			b[nb] = v;
+		nb++;
+	}
+	return nb;
+}
+
 /* ---- text lines --------------------------------------------------------- */
 
 struct lines {
@@ -294,10 +321,9 @@ static int
 fek_box_keys(struct fek_reader *r, const struct fek_header *h,
     struct fek_box *bx)
 {
-	const char *val = fek_hdr_get(h, "BOX", 0), *p;
-	double b[7];
-	char *end;
-	int nb = 0;
+	const char *val = fek_hdr_get(h, "BOX", 0);
+	double b[6];
+	int nb;
 
 	if (val == NULL)
 		return fek_rerr(r, FEK_EX_DATA, "no BOX key (BOX lx ly lz "
@@ -305,18 +331,7 @@ fek_box_keys(struct fek_reader *r, const struct fek_header *h,
 	if (fek_hdr_count(h, "BOX") > 1 || fek_hdr_count(h, "ORIGIN") > 1)
 		return fek_rerr(r, FEK_EX_DATA, "more than one BOX or ORIGIN "
 		    "line");
-	for (p = val; nb < 7; p = end) {
-		p += strspn(p, " \t");
-		if (*p == '\0')
-			break;
-		errno = 0;
-		b[nb] = strtod(p, &end);
-		if (end == p || (*end != '\0' && *end != ' ' && *end != '\t') ||
-		    errno == ERANGE || !isfinite(b[nb]))
-			return fek_rerr(r, FEK_EX_DATA, "key BOX: '%s' is not "
-			    "3 or 6 numbers", val);
-		nb++;
-	}
+	nb = scan_numbers(val, b, 6);
 	if (nb != 3 && nb != 6)
 		return fek_rerr(r, FEK_EX_DATA, "key BOX: '%s' is not 3 or 6 "
 		    "numbers", val);
@@ -751,19 +766,9 @@ read_gro(struct conf *c, const char *path)
 			    "atoms: no box line", l.name);
 		goto fail;
 	}
-	for (p = l.buf; nb < 10; p = end) {
-		p += strspn(p, " \t");
-		if (*p == '\0')
-			break;
-		errno = 0;
-		b[nb] = strtod(p, &end);
-		if (end == p || (*end != '\0' && *end != ' ' && *end != '\t') ||
-		    errno == ERANGE || !isfinite(b[nb])) {
-			line_err(&l, "box: '%.60s' is not 3 or 9 numbers",
-			    l.buf);
-			goto fail;
-		}
-		nb++;
+	if ((nb = scan_numbers(l.buf, b, 9)) < 0) {
+		line_err(&l, "box: '%.60s' is not 3 or 9 numbers", l.buf);
+		goto fail;
 	}
 	if (nb != 3 && nb != 9) {
 		line_err(&l, "box: %d numbers, expected 3 or 9", nb);
