@@ -115,13 +115,7 @@ main(int argc, char **argv)
 				s.x[i] = b0.lo[i % 3] + (x0[i] - b0.lo[i % 3]) *
 				    sc;
 			*b = b0;
-			b->lx *= sc;
-			b->ly *= sc;
-			b->lz *= sc;
-			b->xy *= sc;
-			b->xz *= sc;
-			b->yz *= sc;
-			fek_box_set(b);
+			fek_box_scale(b, sc);
 			Up[k] = energy(&pp, &s, f2, e, w, NULL);
 		}
 		printf("force %.3g virial %.3g\n", err / sqrt(ss / (3 * s.n)),
