@@ -40,6 +40,10 @@
  *
  * Positions are unwrapped by the image flags where a LAMMPS file gives
  * them, scaled, and wrapped into the cell (fek_box_wrap).
+ *
+ * The frames keys and columns and the .gro frame are shared with the
+ * trajectory reader (trajin.c) through config_int.h; text lines and
+ * numbers are textline.c's.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -53,41 +57,13 @@
 #include "fek.h"
 #include "stream.h"
 #include "md/pmd.h"
+#include "md/config_int.h"
 
 #define MAXT FEK_PMD_MAXTYPES
 #define MAXTOK 16		/* fields of a LAMMPS line we look at */
 
-/* What a file gives, before it becomes a fek_psys. */
-struct conf {
-	const char *name;		/* the file, for messages */
-	long n, cap;			/* particles (a frame), room for */
-	int nframe;			/* configurations: boxes */
-	int ntypes;
-	int *type;			/* n */
-	long long *id;			/* n */
-	double *x, *v;			/* nframe n x 3 */
-	int have_v;
-	struct fek_box *box;		/* nframe */
-	int have_mass[MAXT];
-	double mass[MAXT];
-	char tname[MAXT][16];
-};
-
-static void *
-grow(void *p, size_t n, size_t size)
-{
-	if (n != 0 && size > (size_t)-1 / n)
-		fek_errx(FEK_EX_SOFTWARE, "allocation of %zu x %zu bytes "
-		    "overflows", n, size);
-	p = realloc(p, n ? n * size : 1);
-	if (p == NULL)
-		fek_errx(FEK_EX_SOFTWARE, "out of memory (%zu x %zu bytes)", n,
-		    size);
-	return p;
-}
-
-static void
-conf_free(struct conf *c)
+void
+cfg_conf_free(struct cfg_conf *c)
 {
 	free(c->type);
 	free(c->id);
@@ -97,22 +73,22 @@ conf_free(struct conf *c)
 }
 
 /* Room for need particles of one frame (the text formats). */
-static void
-conf_reserve(struct conf *c, long need)
+void
+cfg_conf_reserve(struct cfg_conf *c, long need)
 {
 	if (need <= c->cap)
 		return;
 	c->cap = c->cap ? 2 * c->cap : 1024;
 	if (c->cap < need)
 		c->cap = need;
-	c->type = grow(c->type, c->cap, sizeof *c->type);
-	c->id = grow(c->id, c->cap, sizeof *c->id);
-	c->x = grow(c->x, 3 * c->cap, sizeof *c->x);
-	c->v = grow(c->v, 3 * c->cap, sizeof *c->v);
+	c->type = cfg_grow(c->type, c->cap, sizeof *c->type);
+	c->id = cfg_grow(c->id, c->cap, sizeof *c->id);
+	c->x = cfg_grow(c->x, 3 * c->cap, sizeof *c->x);
+	c->v = cfg_grow(c->v, 3 * c->cap, sizeof *c->v);
 }
 
-static void
-set_tname(struct conf *c, int t, const char *name, size_t len)
+void
+cfg_set_tname(struct cfg_conf *c, int t, const char *name, size_t len)
 {
 	if (len > sizeof c->tname[t] - 1)
 		len = sizeof c->tname[t] - 1;
@@ -120,170 +96,11 @@ set_tname(struct conf *c, int t, const char *name, size_t len)
 	c->tname[t][len] = '\0';
 }
 
-/* ---- numbers ------------------------------------------------------------ */
-
-/* The whole of s as a finite number. */
-static int
-parse_double(const char *s, double *out)
-{
-	char *end;
-
-	errno = 0;
-	*out = strtod(s, &end);
-	return end != s && *end == '\0' && errno != ERANGE && isfinite(*out) ?
-	    0 : -1;
-}
-
-/* The whole of s as a decimal integer. */
-static int
-parse_ll(const char *s, long long *out)
-{
-	char *end;
-
-	errno = 0;
-	*out = strtoll(s, &end, 10);
-	return end != s && *end == '\0' && errno != ERANGE ? 0 : -1;
-}
-
-/* v as an integer in [lo, hi]. */
-static int
-integral(double v, double lo, double hi)
-{
-	return v >= lo && v <= hi && v == floor(v);
-}
-
-/* Up to max finite numbers separated by blanks from s into b: their
- * count (max + 1 when there are more), or -1 when a field is not one. */
-static int
-scan_numbers(const char *s, double *b, int max)
-{
-	const char *p;
-	char *end;
-	int nb = 0;
-
-	for (p = s; nb <= max; p = end) {
-		double v;
-
-		p += strspn(p, " \t");
-		if (*p == '\0')
-			break;
-		errno = 0;
-		v = strtod(p, &end);
-		if (end == p || (*end != '\0' && *end != ' ' && *end != '\t') ||
-		    errno == ERANGE || !isfinite(v))
-			return -1;
-		if (nb < max)
-			b[nb] = v;
-		nb++;
-	}
-	return nb;
-}
-
-/* ---- text lines --------------------------------------------------------- */
-
-struct lines {
-	FILE *fp;
-	int owned;
-	const char *name;		/* the path, or "stdin" */
-	char *buf;
-	size_t cap;
-	size_t len;			/* up to the first NUL */
-	long lineno;
-	int pushed;			/* buf is to be read again */
-};
-
-static int
-lines_open(struct lines *l, const char *path)
-{
-	memset(l, 0, sizeof *l);
-	if (strcmp(path, "-") == 0) {
-		l->fp = stdin;
-		l->name = "stdin";
-		return 0;
-	}
-	l->fp = fopen(path, "r");
-	if (l->fp == NULL)
-		return fek_seterr(FEK_EX_NOINPUT, "%s: %s", path,
-		    strerror(errno));
-	l->owned = 1;
-	l->name = path;
-	return 0;
-}
-
-static void
-lines_close(struct lines *l)
-{
-	if (l->owned && l->fp != NULL)
-		fclose(l->fp);
-	free(l->buf);
-	l->fp = NULL;
-	l->buf = NULL;
-}
-
-/* The next line into l->buf without its newline (and carriage return):
- * 1, 0 at the end of the file, -1 on a read error. */
-static int
-lines_next(struct lines *l)
-{
-	ssize_t n;
-
-	if (l->pushed) {
-		l->pushed = 0;
-		return 1;
-	}
-	errno = 0;
-	n = getline(&l->buf, &l->cap, l->fp);
-	if (n < 0) {
-		if (ferror(l->fp))
-			return fek_seterr(FEK_EX_DATA, "%s: read error after "
-			    "line %ld: %s", l->name, l->lineno,
-			    strerror(errno ? errno : EIO));
-		return 0;
-	}
-	l->lineno++;
-	if (n > 0 && l->buf[n - 1] == '\n')
-		n--;
-	if (n > 0 && l->buf[n - 1] == '\r')
-		n--;
-	l->buf[n] = '\0';
-	l->len = strlen(l->buf);
-	return 1;
-}
-
-/* "name: line N: ..." with code 65. */
-static int
-line_err(const struct lines *l, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static int
-line_err(const struct lines *l, const char *fmt, ...)
-{
-	char msg[512];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
-	va_end(ap);
-	return fek_seterr(FEK_EX_DATA, "%s: line %ld: %s", l->name, l->lineno,
-	    msg);
-}
-
-static int
-blank(const char *s)
-{
-	return s[strspn(s, " \t\r\f\v")] == '\0';
-}
-
 /* ---- fek frames --------------------------------------------------------- */
 
-/* The columns of one frames section, by name; -1 where absent. */
-struct fek_cols {
-	int x[3], v[3], type, id;
-};
-
-static int
-fek_find_cols(struct fek_reader *r, const struct fek_header *h,
-    struct fek_cols *k)
+int
+cfg_fek_find_cols(struct fek_reader *r, const struct fek_header *h,
+    struct cfg_fek_cols *k)
 {
 	static const char *xn[3] = { "x", "y", "z" };
 	static const char *vn[2][3] = { { "vx", "vy", "vz" },
@@ -293,8 +110,8 @@ fek_find_cols(struct fek_reader *r, const struct fek_header *h,
 	for (int d = 0; d < 3; d++) {
 		k->x[d] = fek_hdr_col(h, xn[d]);
 		if (k->x[d] < 0)
-			return fek_rerr(r, FEK_EX_DATA, "no column %s (a frames "
-			    "section needs x, y and z)", xn[d]);
+			return fek_rerr(r, FEK_EX_DATA, "no column %s (a "
+			    "frames section needs x, y and z)", xn[d]);
 		if (h->cols[k->x[d]].type != FEK_F64 &&
 		    h->cols[k->x[d]].type != FEK_F32)
 			return fek_rerr(r, FEK_EX_DATA, "column %s is %s: "
@@ -317,8 +134,8 @@ fek_find_cols(struct fek_reader *r, const struct fek_header *h,
 }
 
 /* The cell from BOX and ORIGIN. */
-static int
-fek_box_keys(struct fek_reader *r, const struct fek_header *h,
+int
+cfg_fek_box(struct fek_reader *r, const struct fek_header *h,
     struct fek_box *bx)
 {
 	const char *val = fek_hdr_get(h, "BOX", 0);
@@ -331,7 +148,7 @@ fek_box_keys(struct fek_reader *r, const struct fek_header *h,
 	if (fek_hdr_count(h, "BOX") > 1 || fek_hdr_count(h, "ORIGIN") > 1)
 		return fek_rerr(r, FEK_EX_DATA, "more than one BOX or ORIGIN "
 		    "line");
-	nb = scan_numbers(val, b, 6);
+	nb = cfg_scan_numbers(val, b, 6);
 	if (nb != 3 && nb != 6)
 		return fek_rerr(r, FEK_EX_DATA, "key BOX: '%s' is not 3 or 6 "
 		    "numbers", val);
@@ -355,9 +172,9 @@ fek_box_keys(struct fek_reader *r, const struct fek_header *h,
 
 /* NTYPES and the TYPE lines into c (the first section) or checked
  * against it (the others). */
-static int
-fek_type_keys(struct fek_reader *r, const struct fek_header *h,
-    struct conf *c, int *ntypes)
+int
+cfg_fek_types(struct fek_reader *r, const struct fek_header *h,
+    struct cfg_conf *c, int *ntypes)
 {
 	const char *val;
 	double nt;
@@ -366,7 +183,7 @@ fek_type_keys(struct fek_reader *r, const struct fek_header *h,
 	if (fek_hdr_get(h, "NTYPES", 0) != NULL) {
 		if (fek_key_double(r, h, "NTYPES", &nt) < 0)
 			return -1;
-		if (!integral(nt, 1, MAXT))
+		if (!cfg_integral(nt, 1, MAXT))
 			return fek_rerr(r, FEK_EX_DATA, "key NTYPES: %g: "
 			    "expected 1 to %d", nt, MAXT);
 		*ntypes = (int)nt;
@@ -417,7 +234,7 @@ fek_type_keys(struct fek_reader *r, const struct fek_header *h,
 				if (atol(fek_hdr_get(h, "TYPE", j)) == t)
 					return fek_rerr(r, FEK_EX_DATA, "two "
 					    "TYPE lines for type %ld", t);
-			set_tname(c, (int)t, name, len);
+			cfg_set_tname(c, (int)t, name, len);
 			c->have_mass[t] = have_m;
 			if (have_m)
 				c->mass[t] = m;
@@ -443,11 +260,11 @@ id_cmp(const void *a, const void *b)
 
 /* One frames section per box; every section the same particles. */
 static int
-read_fek(struct conf *c, const char *path)
+read_fek(struct cfg_conf *c, const char *path)
 {
 	struct fek_reader r;
 	struct fek_header h;
-	struct fek_cols k = { { -1, -1, -1 }, { -1, -1, -1 }, -1, -1 };
+	struct cfg_fek_cols k = { { -1, -1, -1 }, { -1, -1, -1 }, -1, -1 };
 	struct fek_box bx;
 	double *rows = NULL;
 	long long *ids = NULL;
@@ -470,16 +287,16 @@ read_fek(struct conf *c, const char *path)
 			    "read from frames sections", h.kind);
 			goto fail;
 		}
-		if (fek_find_cols(&r, &h, &k) < 0 ||
-		    fek_box_keys(&r, &h, &bx) < 0 ||
-		    fek_type_keys(&r, &h, c, &nt) < 0)
+		if (cfg_fek_find_cols(&r, &h, &k) < 0 ||
+		    cfg_fek_box(&r, &h, &bx) < 0 ||
+		    cfg_fek_types(&r, &h, c, &nt) < 0)
 			goto fail;
 		for (nr = 0;;) {
 			long got;
 
 			if (nr == cap) {
 				cap = cap ? 2 * cap : 4096;
-				rows = grow(rows, (size_t)cap * h.ncols,
+				rows = cfg_grow(rows, (size_t)cap * h.ncols,
 				    sizeof *rows);
 			}
 			got = fek_read_rows(&r, rows + nr * h.ncols,
@@ -496,8 +313,8 @@ read_fek(struct conf *c, const char *path)
 		}
 		if (c->nframe == 0) {
 			c->n = (long)nr;
-			c->type = grow(NULL, c->n, sizeof *c->type);
-			c->id = grow(NULL, c->n, sizeof *c->id);
+			c->type = cfg_grow(NULL, c->n, sizeof *c->type);
+			c->id = cfg_grow(NULL, c->n, sizeof *c->id);
 			c->have_v = k.v[0] >= 0;
 			c->ntypes = nt > 0 ? nt : 1;
 			nt0 = nt;
@@ -516,11 +333,11 @@ read_fek(struct conf *c, const char *path)
 			    "the same types", nt, nt0);
 			goto fail;
 		}
-		c->x = grow(c->x, 3 * (size_t)c->n * (c->nframe + 1),
+		c->x = cfg_grow(c->x, 3 * (size_t)c->n * (c->nframe + 1),
 		    sizeof *c->x);
-		c->v = grow(c->v, 3 * (size_t)c->n * (c->nframe + 1),
+		c->v = cfg_grow(c->v, 3 * (size_t)c->n * (c->nframe + 1),
 		    sizeof *c->v);
-		c->box = grow(c->box, c->nframe + 1, sizeof *c->box);
+		c->box = cfg_grow(c->box, c->nframe + 1, sizeof *c->box);
 		c->box[c->nframe] = bx;
 		for (long i = 0; i < c->n; i++) {
 			const double *row = rows + i * h.ncols;
@@ -530,7 +347,7 @@ read_fek(struct conf *c, const char *path)
 			long long id = i + 1;
 
 			if (k.type >= 0) {
-				if (!integral(row[k.type], 0, MAXT - 1)) {
+				if (!cfg_integral(row[k.type], 0, MAXT - 1)) {
 					fek_rerr(&r, FEK_EX_DATA, "row %ld: "
 					    "type %g: expected an integer from "
 					    "0 to %d", i + 1, row[k.type],
@@ -540,8 +357,8 @@ read_fek(struct conf *c, const char *path)
 				t = (int)row[k.type];
 			}
 			if (k.id >= 0) {
-				if (!integral(row[k.id], -9007199254740992.0,
-				    9007199254740992.0)) {
+				if (!cfg_integral(row[k.id],
+				    -9007199254740992.0, 9007199254740992.0)) {
 					fek_rerr(&r, FEK_EX_DATA, "row %ld: id "
 					    "%g is not an integer", i + 1,
 					    row[k.id]);
@@ -562,10 +379,10 @@ read_fek(struct conf *c, const char *path)
 					c->ntypes = t + 1;
 				}
 			} else if (c->type[i] != t || c->id[i] != id) {
-				fek_rerr(&r, FEK_EX_DATA, "row %ld: id %lld type "
-				    "%d, section 1 has id %lld type %d: every "
-				    "box must have the same particles", i + 1,
-				    id, t, c->id[i], c->type[i]);
+				fek_rerr(&r, FEK_EX_DATA, "row %ld: id %lld "
+				    "type %d, section 1 has id %lld type %d: "
+				    "every box must have the same particles",
+				    i + 1, id, t, c->id[i], c->type[i]);
 				goto fail;
 			}
 			for (int d = 0; d < 3; d++) {
@@ -580,7 +397,7 @@ read_fek(struct conf *c, const char *path)
 			}
 		}
 		if (c->nframe == 0) {
-			ids = grow(NULL, c->n, sizeof *ids);
+			ids = cfg_grow(NULL, c->n, sizeof *ids);
 			memcpy(ids, c->id, c->n * sizeof *ids);
 			qsort(ids, c->n, sizeof *ids, id_cmp);
 			for (long i = 1; i < c->n; i++)
@@ -621,13 +438,13 @@ gro_field(const char *p, int w, double *out)
 	for (b = w; b > a && buf[b - 1] == ' '; b--)
 		;
 	buf[b] = '\0';
-	return b > a ? parse_double(buf + a, out) : -1;
+	return b > a ? cfg_parse_double(buf + a, out) : -1;
 }
 
 /* Atom line i (0-based): its name's type, x and v into c.  *w is the
  * field width, found on the first line. */
 static int
-gro_atom(struct conf *c, struct lines *l, long i, int *w, long *vline)
+gro_atom(struct cfg_conf *c, struct cfg_lines *l, long i, int *w, long *vline)
 {
 	static const char *xyz = "xyz";
 	char *s = l->buf, name[6];
@@ -637,7 +454,7 @@ gro_atom(struct conf *c, struct lines *l, long i, int *w, long *vline)
 	while (len > 0 && isspace((unsigned char)s[len - 1]))
 		len--;
 	if (len < 21)
-		return line_err(l, "%zu characters: too short for a .gro "
+		return cfg_line_err(l, "%zu characters: too short for a .gro "
 		    "atom line (x, y and z from column 21)", len);
 	if (*w == 0) {
 		/* GROMACS's get_w_conf: the distance between the decimal
@@ -650,17 +467,17 @@ gro_atom(struct conf *c, struct lines *l, long i, int *w, long *vline)
 		if (p2 != NULL)
 			p3 = memchr(p2 + 1, '.', s + len - p2 - 1);
 		if (p3 == NULL)
-			return line_err(l, "x, y and z must each have a "
+			return cfg_line_err(l, "x, y and z must each have a "
 			    "decimal point (.gro is a fixed-column format)");
 		if (p3 - p2 != p2 - p1 || p2 - p1 < 3 || p2 - p1 > 40)
-			return line_err(l, "the decimal points of x, y and z "
-			    "are %d and %d characters apart: not fields of "
+			return cfg_line_err(l, "the decimal points of x, y and "
+			    "z are %d and %d characters apart: not fields of "
 			    "one width", (int)(p2 - p1), (int)(p3 - p2));
 		*w = (int)(p2 - p1);
 	}
 	if (len < 20 + 3 * (size_t)*w)
-		return line_err(l, "%zu characters: too short for x, y and z "
-		    "in fields of %d from column 21", len, *w);
+		return cfg_line_err(l, "%zu characters: too short for x, y and "
+		    "z in fields of %d from column 21", len, *w);
 	memcpy(name, s + 10, 5);
 	name[5] = '\0';
 	a = strspn(name, " ");
@@ -672,27 +489,27 @@ gro_atom(struct conf *c, struct lines *l, long i, int *w, long *vline)
 			break;
 	if (t == c->ntypes) {
 		if (t == MAXT)
-			return line_err(l, "atom name '%s': more than %d "
+			return cfg_line_err(l, "atom name '%s': more than %d "
 			    "distinct atom names (types)", name + a, MAXT);
-		set_tname(c, t, name + a, strlen(name + a));
+		cfg_set_tname(c, t, name + a, strlen(name + a));
 		c->ntypes++;
 	}
-	conf_reserve(c, i + 1);
+	cfg_conf_reserve(c, i + 1);
 	c->type[i] = t;
 	c->id[i] = i + 1;
 	for (int d = 0; d < 3; d++)
 		if (gro_field(s + 20 + d * *w, *w, &c->x[3 * i + d]) < 0)
-			return line_err(l, "%c: '%.*s' in columns %d-%d is not "
-			    "a number", xyz[d], *w, s + 20 + d * *w,
+			return cfg_line_err(l, "%c: '%.*s' in columns %d-%d is "
+			    "not a number", xyz[d], *w, s + 20 + d * *w,
 			    21 + d * *w, 20 + (d + 1) * *w);
 	hasv = len > 20 + 3 * (size_t)*w;
 	if (i == 0) {
 		c->have_v = hasv;
 		*vline = l->lineno;
 	} else if (hasv != c->have_v) {
-		return line_err(l, hasv ? "velocities, but line %ld has none: "
-		    "all atoms or none" : "no velocities, but line %ld has "
-		    "them: all atoms or none", *vline);
+		return cfg_line_err(l, hasv ? "velocities, but line %ld has "
+		    "none: all atoms or none" : "no velocities, but line %ld "
+		    "has them: all atoms or none", *vline);
 	}
 	for (int d = 0; d < 3; d++) {
 		const char *p = s + 20 + (3 + d) * *w;
@@ -701,109 +518,112 @@ gro_atom(struct conf *c, struct lines *l, long i, int *w, long *vline)
 		if (!hasv)
 			continue;
 		if (len < 20 + (4 + (size_t)d) * *w)
-			return line_err(l, "%zu characters: too short for vx, "
-			    "vy and vz in fields of %d from column %d", len, *w,
-			    21 + 3 * *w);
+			return cfg_line_err(l, "%zu characters: too short for "
+			    "vx, vy and vz in fields of %d from column %d",
+			    len, *w, 21 + 3 * *w);
 		if (gro_field(p, *w, &c->v[3 * i + d]) < 0)
-			return line_err(l, "v%c: '%.*s' in columns %d-%d is not "
-			    "a number", xyz[d], *w, p, 21 + (3 + d) * *w,
+			return cfg_line_err(l, "v%c: '%.*s' in columns %d-%d "
+			    "is not a number", xyz[d], *w, p, 21 + (3 + d) * *w,
 			    20 + (4 + d) * *w);
 	}
 	return 0;
 }
 
-static int
-read_gro(struct conf *c, const char *path)
+int
+cfg_gro_frame(struct cfg_conf *c, struct cfg_lines *l, struct fek_box *bx)
 {
-	struct lines l;
 	long n, i, vline = 0;
 	int rc, w = 0, nb = 0;
 	double b[10];
 	char *p, *end;
 
-	if (lines_open(&l, path) < 0)
+	if ((rc = cfg_lines_next(l)) <= 0) {
+		if (rc == 0)
+			fek_seterr(FEK_EX_DATA, "%s: the file ends after the "
+			    "title: no atom count", l->name);
+		return -1;
+	}
+	p = l->buf + strspn(l->buf, " \t");
+	errno = 0;
+	n = strtol(p, &end, 10);
+	if (!isdigit((unsigned char)*p) || errno == ERANGE || !cfg_blank(end) ||
+	    n < 1)
+		return cfg_line_err(l, "'%.40s' is not an atom count of 1 or "
+		    "more", l->buf);
+	for (i = 0; i < n; i++) {
+		if ((rc = cfg_lines_next(l)) <= 0) {
+			if (rc == 0)
+				fek_seterr(FEK_EX_DATA, "%s: the file ends "
+				    "after %ld of the %ld atoms", l->name, i,
+				    n);
+			return -1;
+		}
+		if (gro_atom(c, l, i, &w, &vline) < 0)
+			return -1;
+	}
+	c->n = n;
+	if ((rc = cfg_lines_next(l)) <= 0) {
+		if (rc == 0)
+			fek_seterr(FEK_EX_DATA, "%s: the file ends after the "
+			    "atoms: no box line", l->name);
+		return -1;
+	}
+	if ((nb = cfg_scan_numbers(l->buf, b, 9)) < 0)
+		return cfg_line_err(l, "box: '%.60s' is not 3 or 9 numbers",
+		    l->buf);
+	if (nb != 3 && nb != 9)
+		return cfg_line_err(l, "box: %d numbers, expected 3 or 9", nb);
+	if (nb == 9 && (b[3] != 0 || b[4] != 0 || b[6] != 0))
+		return cfg_line_err(l, "box: v1(y) v1(z) v2(z) = %g %g %g: "
+		    "must be 0 (GROMACS's triclinic convention)", b[3], b[4],
+		    b[6]);
+	memset(bx, 0, sizeof *bx);
+	bx->lx = b[0];
+	bx->ly = b[1];
+	bx->lz = b[2];
+	if (nb == 9) {
+		bx->xy = b[5];
+		bx->xz = b[7];
+		bx->yz = b[8];
+	}
+	if (!(b[0] > 0 && b[1] > 0 && b[2] > 0))
+		return cfg_line_err(l, "box: edges %g %g %g must be positive",
+		    b[0], b[1], b[2]);
+	return 0;
+}
+
+static int
+read_gro(struct cfg_conf *c, const char *path)
+{
+	struct cfg_lines l;
+	int rc;
+
+	if (cfg_lines_open(&l, path) < 0)
 		return -1;
 	c->name = l.name;
 	c->nframe = 1;
-	c->box = grow(NULL, 1, sizeof *c->box);
+	c->box = cfg_grow(NULL, 1, sizeof *c->box);
 	memset(c->box, 0, sizeof *c->box);
-	if ((rc = lines_next(&l)) <= 0) {
+	if ((rc = cfg_lines_next(&l)) <= 0) {
 		if (rc == 0)
 			fek_seterr(FEK_EX_DATA, "%s: empty file, expected a "
 			    ".gro title line", l.name);
 		goto fail;
 	}
-	if ((rc = lines_next(&l)) <= 0) {
-		if (rc == 0)
-			fek_seterr(FEK_EX_DATA, "%s: the file ends after the "
-			    "title: no atom count", l.name);
+	if (cfg_gro_frame(c, &l, c->box) < 0)
 		goto fail;
-	}
-	p = l.buf + strspn(l.buf, " \t");
-	errno = 0;
-	n = strtol(p, &end, 10);
-	if (!isdigit((unsigned char)*p) || errno == ERANGE || !blank(end) ||
-	    n < 1) {
-		line_err(&l, "'%.40s' is not an atom count of 1 or more",
-		    l.buf);
-		goto fail;
-	}
-	for (i = 0; i < n; i++) {
-		if ((rc = lines_next(&l)) <= 0) {
-			if (rc == 0)
-				fek_seterr(FEK_EX_DATA, "%s: the file ends "
-				    "after %ld of the %ld atoms", l.name, i,
-				    n);
-			goto fail;
-		}
-		if (gro_atom(c, &l, i, &w, &vline) < 0)
-			goto fail;
-	}
-	c->n = n;
-	if ((rc = lines_next(&l)) <= 0) {
-		if (rc == 0)
-			fek_seterr(FEK_EX_DATA, "%s: the file ends after the "
-			    "atoms: no box line", l.name);
-		goto fail;
-	}
-	if ((nb = scan_numbers(l.buf, b, 9)) < 0) {
-		line_err(&l, "box: '%.60s' is not 3 or 9 numbers", l.buf);
-		goto fail;
-	}
-	if (nb != 3 && nb != 9) {
-		line_err(&l, "box: %d numbers, expected 3 or 9", nb);
-		goto fail;
-	}
-	if (nb == 9 && (b[3] != 0 || b[4] != 0 || b[6] != 0)) {
-		line_err(&l, "box: v1(y) v1(z) v2(z) = %g %g %g: must be 0 "
-		    "(GROMACS's triclinic convention)", b[3], b[4], b[6]);
-		goto fail;
-	}
-	c->box->lx = b[0];
-	c->box->ly = b[1];
-	c->box->lz = b[2];
-	if (nb == 9) {
-		c->box->xy = b[5];
-		c->box->xz = b[7];
-		c->box->yz = b[8];
-	}
-	if (!(b[0] > 0 && b[1] > 0 && b[2] > 0)) {
-		line_err(&l, "box: edges %g %g %g must be positive", b[0],
-		    b[1], b[2]);
-		goto fail;
-	}
-	while ((rc = lines_next(&l)) > 0)
-		if (!blank(l.buf)) {
-			line_err(&l, "text after the box line (a .gro of more "
-			    "than one frame?): one configuration is read");
+	while ((rc = cfg_lines_next(&l)) > 0)
+		if (!cfg_blank(l.buf)) {
+			cfg_line_err(&l, "text after the box line (a .gro of "
+			    "more than one frame?): one configuration is read");
 			goto fail;
 		}
 	if (rc < 0)
 		goto fail;
-	lines_close(&l);
+	cfg_lines_close(&l);
 	return 0;
 fail:
-	lines_close(&l);
+	cfg_lines_close(&l);
 	return -1;
 }
 
@@ -831,7 +651,7 @@ struct atom_rec {
 };
 
 struct lmp {
-	struct lines l;
+	struct cfg_lines l;
 	long long natoms;
 	int ntypes;
 	double lo[3], hi[3], tilt[3];
@@ -840,27 +660,6 @@ struct lmp {
 	unsigned char *vseen;
 	int have_atoms;
 };
-
-/* Split s in place at blanks (a '#' ends it): up to MAXTOK fields into
- * tok; returns how many there are in all. */
-static int
-split(char *s, char **tok)
-{
-	int n = 0;
-
-	s[strcspn(s, "#")] = '\0';
-	for (;;) {
-		s += strspn(s, " \t\r\f\v");
-		if (*s == '\0')
-			return n;
-		if (n < MAXTOK)
-			tok[n] = s;
-		n++;
-		s += strcspn(s, " \t\r\f\v");
-		if (*s != '\0')
-			*s++ = '\0';
-	}
-}
 
 /* Blank or only a comment. */
 static int
@@ -883,10 +682,10 @@ lmp_type(struct lmp *m, const char *s, int *t)
 {
 	long long v;
 
-	if (parse_ll(s, &v) == 0) {
+	if (cfg_parse_ll(s, &v) == 0) {
 		if (v < 1 || v > m->ntypes)
-			return line_err(&m->l, "type %lld: the header has %d "
-			    "atom types", v, m->ntypes);
+			return cfg_line_err(&m->l, "type %lld: the header has "
+			    "%d atom types", v, m->ntypes);
 		*t = (int)v - 1;
 		return 0;
 	}
@@ -895,8 +694,8 @@ lmp_type(struct lmp *m, const char *s, int *t)
 			*t = k;
 			return 0;
 		}
-	return line_err(&m->l, "type '%.40s' is neither a number nor a type "
-	    "label", s);
+	return cfg_line_err(&m->l, "type '%.40s' is neither a number nor a "
+	    "type label", s);
 }
 
 /* The next data line of a section (blank and comment lines skipped),
@@ -910,15 +709,15 @@ lmp_data_line(struct lmp *m, const char *what, long k, long long count,
 	int rc;
 
 	do {
-		if ((rc = lines_next(&m->l)) < 0)
+		if ((rc = cfg_lines_next(&m->l)) < 0)
 			return -1;
 		if (rc == 0)
-			return fek_seterr(FEK_EX_DATA, "%s: the file ends in the "
-			    "%s section after %ld of %lld lines", m->l.name,
+			return fek_seterr(FEK_EX_DATA, "%s: the file ends in "
+			    "the %s section after %ld of %lld lines", m->l.name,
 			    what, k, count);
 	} while (lmp_blank(m->l.buf));
 	if (keyword_ends && isalpha(lmp_first(m->l.buf)))
-		return line_err(&m->l, "'%.40s' after %ld of the %lld %s "
+		return cfg_line_err(&m->l, "'%.40s' after %ld of the %lld %s "
 		    "lines", m->l.buf + strspn(m->l.buf, " \t"), k, count,
 		    what);
 	return 0;
@@ -933,30 +732,30 @@ lmp_header(struct lmp *m)
 	int rc, ntok, nnum;
 	double num[MAXTOK];
 
-	if ((rc = lines_next(&m->l)) <= 0) {
+	if ((rc = cfg_lines_next(&m->l)) <= 0) {
 		if (rc == 0)
 			fek_seterr(FEK_EX_DATA, "%s: empty file, expected a "
 			    "LAMMPS data file", m->l.name);
 		return -1;
 	}
 	for (;;) {
-		if ((rc = lines_next(&m->l)) < 0)
+		if ((rc = cfg_lines_next(&m->l)) < 0)
 			return -1;
 		if (rc == 0)
-			return fek_seterr(FEK_EX_DATA, "%s: the file ends in the "
-			    "header: no Atoms section", m->l.name);
+			return fek_seterr(FEK_EX_DATA, "%s: the file ends in "
+			    "the header: no Atoms section", m->l.name);
 		if (lmp_blank(m->l.buf))
 			continue;
 		if (isalpha(lmp_first(m->l.buf))) {
 			m->l.pushed = 1;	/* the first section */
 			break;
 		}
-		ntok = split(m->l.buf, tok);
+		ntok = cfg_split(m->l.buf, tok, MAXTOK);
 		if (ntok > MAXTOK)
-			return line_err(&m->l, "not a header line (%d fields)",
-			    ntok);
+			return cfg_line_err(&m->l, "not a header line (%d "
+			    "fields)", ntok);
 		for (nnum = 0; nnum < ntok; nnum++)
-			if (parse_double(tok[nnum], &num[nnum]) < 0)
+			if (cfg_parse_double(tok[nnum], &num[nnum]) < 0)
 				break;
 		kw[0] = '\0';
 		for (int k = nnum; k < ntok; k++) {
@@ -967,20 +766,21 @@ lmp_header(struct lmp *m)
 			strcat(kw, tok[k]);
 		}
 		if (nnum == 0 || kw[0] == '\0')
-			return line_err(&m->l, "'%.40s' is not a header line "
-			    "(numbers, then a keyword such as atoms)", tok[0]);
+			return cfg_line_err(&m->l, "'%.40s' is not a header "
+			    "line (numbers, then a keyword such as atoms)",
+			    tok[0]);
 		if (strcmp(kw, "atoms") == 0 || strcmp(kw, "atom types") == 0) {
 			long long v;
 
-			if (nnum != 1 || parse_ll(tok[0], &v) < 0 || v < 0)
-				return line_err(&m->l, "%s: expected one "
+			if (nnum != 1 || cfg_parse_ll(tok[0], &v) < 0 || v < 0)
+				return cfg_line_err(&m->l, "%s: expected one "
 				    "count", kw);
 			if (kw[4] == 's') {
 				m->natoms = v;
 				have_n = 1;
 			} else {
 				if (v < 1 || v > MAXT)
-					return line_err(&m->l, "%lld atom "
+					return cfg_line_err(&m->l, "%lld atom "
 					    "types: 1 to %d are read", v, MAXT);
 				m->ntypes = (int)v;
 				have_t = 1;
@@ -990,22 +790,22 @@ lmp_header(struct lmp *m)
 			int d = kw[0] - 'x';
 
 			if (nnum != 2 || !(num[1] > num[0]))
-				return line_err(&m->l, "%s: expected two "
+				return cfg_line_err(&m->l, "%s: expected two "
 				    "numbers, lo < hi", kw);
 			m->lo[d] = num[0];
 			m->hi[d] = num[1];
 			have_b[d] = 1;
 		} else if (strcmp(kw, "xy xz yz") == 0) {
 			if (nnum != 3)
-				return line_err(&m->l, "xy xz yz: expected "
+				return cfg_line_err(&m->l, "xy xz yz: expected "
 				    "three numbers");
 			memcpy(m->tilt, num, sizeof m->tilt);
 		} else if (strcmp(kw, "avec") == 0 || strcmp(kw, "bvec") == 0 ||
 		    strcmp(kw, "cvec") == 0 || strcmp(kw, "abc origin") == 0) {
-			return line_err(&m->l, "%s: a general triclinic box is "
-			    "not read (write the data file with LAMMPS's "
-			    "restricted triclinic box: xlo xhi ... xy xz yz)",
-			    kw);
+			return cfg_line_err(&m->l, "%s: a general triclinic "
+			    "box is not read (write the data file with "
+			    "LAMMPS's restricted triclinic box: xlo xhi ... "
+			    "xy xz yz)", kw);
 		}
 		/* others (bonds, angles, ... types, extra ... per atom,
 		 * ellipsoids, ...): nothing here uses them */
@@ -1019,8 +819,9 @@ lmp_header(struct lmp *m)
 		    "the header", m->l.name);
 	for (int d = 0; d < 3; d++)
 		if (!have_b[d])
-			return fek_seterr(FEK_EX_DATA, "%s: no '%clo %chi' line "
-			    "in the header", m->l.name, "xyz"[d], "xyz"[d]);
+			return fek_seterr(FEK_EX_DATA, "%s: no '%clo %chi' "
+			    "line in the header", m->l.name, "xyz"[d],
+			    "xyz"[d]);
 	return 0;
 }
 
@@ -1035,7 +836,7 @@ atom_cmp(const void *a, const void *b)
 /* The Atoms section, whose keyword line had the comment hint (or
  * NULL). */
 static int
-lmp_atoms(struct lmp *m, struct conf *c, const char *hint)
+lmp_atoms(struct lmp *m, struct cfg_conf *c, const char *hint)
 {
 	const struct atom_style *st = NULL;
 	char *tok[MAXTOK];
@@ -1044,16 +845,16 @@ lmp_atoms(struct lmp *m, struct conf *c, const char *hint)
 	struct fek_box *bx = c->box;
 
 	if (m->have_atoms)
-		return line_err(&m->l, "a second Atoms section");
+		return cfg_line_err(&m->l, "a second Atoms section");
 	if (hint != NULL) {
 		for (size_t k = 0; k < sizeof atom_styles /
 		    sizeof atom_styles[0]; k++)
 			if (strcmp(hint, atom_styles[k].name) == 0)
 				st = &atom_styles[k];
 		if (st == NULL)
-			return line_err(&m->l, "atom style '%.20s': atomic, "
-			    "charge, molecular, bond, angle and full are read",
-			    hint);
+			return cfg_line_err(&m->l, "atom style '%.20s': "
+			    "atomic, charge, molecular, bond, angle and full "
+			    "are read", hint);
 	}
 	for (long long k = 0; k < m->natoms; k++) {
 		struct atom_rec *a;
@@ -1062,7 +863,7 @@ lmp_atoms(struct lmp *m, struct conf *c, const char *hint)
 
 		if (lmp_data_line(m, "Atoms", k, m->natoms, 1) < 0)
 			return -1;
-		ntok = split(m->l.buf, tok);
+		ntok = cfg_split(m->l.buf, tok, MAXTOK);
 		if (k == 0) {
 			/* No hint: by the count of fields.  6 (9 with image
 			 * flags) is charge or molecular; we take charge, as
@@ -1079,30 +880,30 @@ lmp_atoms(struct lmp *m, struct conf *c, const char *hint)
 						break;
 					}
 			if (st == NULL)
-				return line_err(&m->l, "%d fields: not an "
+				return cfg_line_err(&m->l, "%d fields: not an "
 				    "Atoms line of style atomic (5 or 8 "
 				    "fields), charge (6 or 9) or full (7 or "
 				    "10)", ntok);
 			if (ntok != st->nfield && ntok != st->nfield + 3)
-				return line_err(&m->l, "%d fields: atom style "
-				    "%s has %d (or %d with image flags)", ntok,
-				    st->name, st->nfield, st->nfield + 3);
+				return cfg_line_err(&m->l, "%d fields: atom "
+				    "style %s has %d (or %d with image flags)",
+				    ntok, st->name, st->nfield, st->nfield + 3);
 			nfield = ntok;
 			image = ntok == st->nfield + 3;
 		} else if (ntok != nfield) {
-			return line_err(&m->l, "%d fields, but the first Atoms "
-			    "line has %d", ntok, nfield);
+			return cfg_line_err(&m->l, "%d fields, but the first "
+			    "Atoms line has %d", ntok, nfield);
 		}
 		if (k == cap) {
 			cap = cap ? 2 * cap : 1024;
 			if (cap > m->natoms)
 				cap = m->natoms;
-			m->atoms = grow(m->atoms, cap, sizeof *m->atoms);
+			m->atoms = cfg_grow(m->atoms, cap, sizeof *m->atoms);
 		}
 		a = &m->atoms[k];
 		a->line = m->l.lineno;
-		if (parse_ll(tok[0], &a->id) < 0 || a->id < 1)
-			return line_err(&m->l, "atom id '%.40s' is not a "
+		if (cfg_parse_ll(tok[0], &a->id) < 0 || a->id < 1)
+			return cfg_line_err(&m->l, "atom id '%.40s' is not a "
 			    "positive integer", tok[0]);
 		if (lmp_type(m, tok[st->type_at], &a->type) < 0) {
 			char msg[512];
@@ -1115,21 +916,21 @@ lmp_atoms(struct lmp *m, struct conf *c, const char *hint)
 			    "keyword, as in 'Atoms # molecular', if it is "
 			    "another)", msg, st->name, nfield);
 		}
-		if (st->mol_at >= 0 && parse_ll(tok[st->mol_at], &v) < 0)
-			return line_err(&m->l, "molecule id '%.40s' is not an "
-			    "integer", tok[st->mol_at]);
-		if (st->q_at >= 0 && parse_double(tok[st->q_at], &q) < 0)
-			return line_err(&m->l, "charge '%.40s' is not a "
+		if (st->mol_at >= 0 && cfg_parse_ll(tok[st->mol_at], &v) < 0)
+			return cfg_line_err(&m->l, "molecule id '%.40s' is not "
+			    "an integer", tok[st->mol_at]);
+		if (st->q_at >= 0 && cfg_parse_double(tok[st->q_at], &q) < 0)
+			return cfg_line_err(&m->l, "charge '%.40s' is not a "
 			    "number", tok[st->q_at]);
 		for (int d = 0; d < 3; d++)
-			if (parse_double(tok[st->x_at + d], &a->x[d]) < 0)
-				return line_err(&m->l, "%c '%.40s' is not a "
-				    "number", "xyz"[d], tok[st->x_at + d]);
+			if (cfg_parse_double(tok[st->x_at + d], &a->x[d]) < 0)
+				return cfg_line_err(&m->l, "%c '%.40s' is not "
+				    "a number", "xyz"[d], tok[st->x_at + d]);
 		for (int d = 0; image && d < 3; d++)
-			if (parse_ll(tok[st->x_at + 3 + d], &img[d]) < 0 ||
+			if (cfg_parse_ll(tok[st->x_at + 3 + d], &img[d]) < 0 ||
 			    img[d] < -(1LL << 40) || img[d] > (1LL << 40))
-				return line_err(&m->l, "image flag '%.40s' is "
-				    "not an integer", tok[st->x_at + 3 + d]);
+				return cfg_line_err(&m->l, "image flag '%.40s' "
+				    "is not an integer", tok[st->x_at + 3 + d]);
 		/* unwrapped: x + ix a + iy b + iz c */
 		a->x[0] += (double)img[0] * bx->lx + (double)img[1] * bx->xy +
 		    (double)img[2] * bx->xz;
@@ -1146,7 +947,7 @@ lmp_atoms(struct lmp *m, struct conf *c, const char *hint)
 			    m->atoms[k - 1].line < m->atoms[k].line ?
 			    m->atoms[k].line : m->atoms[k - 1].line,
 			    m->atoms[k].id);
-	conf_reserve(c, m->natoms);
+	cfg_conf_reserve(c, m->natoms);
 	for (long long k = 0; k < m->natoms; k++) {
 		c->id[k] = m->atoms[k].id;
 		c->type[k] = m->atoms[k].type;
@@ -1159,17 +960,17 @@ lmp_atoms(struct lmp *m, struct conf *c, const char *hint)
 }
 
 static int
-lmp_velocities(struct lmp *m, struct conf *c)
+lmp_velocities(struct lmp *m, struct cfg_conf *c)
 {
 	char *tok[MAXTOK];
 	int ntok;
 
 	if (!m->have_atoms)
-		return line_err(&m->l, "Velocities before Atoms (LAMMPS reads "
-		    "Atoms first)");
+		return cfg_line_err(&m->l, "Velocities before Atoms (LAMMPS "
+		    "reads Atoms first)");
 	if (c->have_v)
-		return line_err(&m->l, "a second Velocities section");
-	m->vseen = grow(NULL, c->n, 1);
+		return cfg_line_err(&m->l, "a second Velocities section");
+	m->vseen = cfg_grow(NULL, c->n, 1);
 	memset(m->vseen, 0, c->n);
 	for (long long k = 0; k < m->natoms; k++) {
 		long long id;
@@ -1178,33 +979,33 @@ lmp_velocities(struct lmp *m, struct conf *c)
 
 		if (lmp_data_line(m, "Velocities", k, m->natoms, 1) < 0)
 			return -1;
-		ntok = split(m->l.buf, tok);
+		ntok = cfg_split(m->l.buf, tok, MAXTOK);
 		if (ntok != 4)
-			return line_err(&m->l, "%d fields, expected 4 (id vx vy "
-			    "vz)", ntok);
-		if (parse_ll(tok[0], &id) < 0)
-			return line_err(&m->l, "atom id '%.40s' is not an "
+			return cfg_line_err(&m->l, "%d fields, expected 4 (id "
+			    "vx vy vz)", ntok);
+		if (cfg_parse_ll(tok[0], &id) < 0)
+			return cfg_line_err(&m->l, "atom id '%.40s' is not an "
 			    "integer", tok[0]);
 		p = bsearch(&id, c->id, c->n, sizeof *c->id, id_cmp);
 		if (p == NULL)
-			return line_err(&m->l, "velocity of atom %lld, which "
-			    "the Atoms section does not have", id);
+			return cfg_line_err(&m->l, "velocity of atom %lld, "
+			    "which the Atoms section does not have", id);
 		i = (long)(p - c->id);
 		if (m->vseen[i])
-			return line_err(&m->l, "a second velocity of atom %lld",
-			    id);
+			return cfg_line_err(&m->l, "a second velocity of atom "
+			    "%lld", id);
 		m->vseen[i] = 1;
 		for (int d = 0; d < 3; d++)
-			if (parse_double(tok[1 + d], &c->v[3 * i + d]) < 0)
-				return line_err(&m->l, "v%c '%.40s' is not a "
-				    "number", "xyz"[d], tok[1 + d]);
+			if (cfg_parse_double(tok[1 + d], &c->v[3 * i + d]) < 0)
+				return cfg_line_err(&m->l, "v%c '%.40s' is not "
+				    "a number", "xyz"[d], tok[1 + d]);
 	}
 	c->have_v = 1;
 	return 0;
 }
 
 static int
-lmp_masses(struct lmp *m, struct conf *c)
+lmp_masses(struct lmp *m, struct cfg_conf *c)
 {
 	char *tok[MAXTOK];
 	int ntok, t;
@@ -1213,17 +1014,17 @@ lmp_masses(struct lmp *m, struct conf *c)
 	for (int k = 0; k < m->ntypes; k++) {
 		if (lmp_data_line(m, "Masses", k, m->ntypes, 0) < 0)
 			return -1;
-		ntok = split(m->l.buf, tok);
+		ntok = cfg_split(m->l.buf, tok, MAXTOK);
 		if (ntok != 2)
-			return line_err(&m->l, "%d fields, expected 2 (type "
-			    "mass)", ntok);
+			return cfg_line_err(&m->l, "%d fields, expected 2 "
+			    "(type mass)", ntok);
 		if (lmp_type(m, tok[0], &t) < 0)
 			return -1;
-		if (parse_double(tok[1], &mass) < 0 || !(mass > 0))
-			return line_err(&m->l, "mass '%.40s' is not a positive "
-			    "number", tok[1]);
+		if (cfg_parse_double(tok[1], &mass) < 0 || !(mass > 0))
+			return cfg_line_err(&m->l, "mass '%.40s' is not a "
+			    "positive number", tok[1]);
 		if (c->have_mass[t])
-			return line_err(&m->l, "a second mass for type %d",
+			return cfg_line_err(&m->l, "a second mass for type %d",
 			    t + 1);
 		c->have_mass[t] = 1;
 		c->mass[t] = mass;
@@ -1232,7 +1033,7 @@ lmp_masses(struct lmp *m, struct conf *c)
 }
 
 static int
-lmp_labels(struct lmp *m, struct conf *c)
+lmp_labels(struct lmp *m, struct cfg_conf *c)
 {
 	char *tok[MAXTOK];
 	int ntok;
@@ -1241,18 +1042,18 @@ lmp_labels(struct lmp *m, struct conf *c)
 	for (int k = 0; k < m->ntypes; k++) {
 		if (lmp_data_line(m, "Atom Type Labels", k, m->ntypes, 1) < 0)
 			return -1;
-		ntok = split(m->l.buf, tok);
-		if (ntok != 2 || parse_ll(tok[0], &t) < 0 || t < 1 ||
+		ntok = cfg_split(m->l.buf, tok, MAXTOK);
+		if (ntok != 2 || cfg_parse_ll(tok[0], &t) < 0 || t < 1 ||
 		    t > m->ntypes)
-			return line_err(&m->l, "expected a type from 1 to %d and "
-			    "its label", m->ntypes);
+			return cfg_line_err(&m->l, "expected a type from 1 to "
+			    "%d and its label", m->ntypes);
 		if (m->label[t - 1] != NULL)
-			return line_err(&m->l, "a second label for type %lld",
-			    t);
+			return cfg_line_err(&m->l, "a second label for type "
+			    "%lld", t);
 		m->label[t - 1] = strdup(tok[1]);
 		if (m->label[t - 1] == NULL)
 			fek_errx(FEK_EX_SOFTWARE, "out of memory");
-		set_tname(c, (int)t - 1, tok[1], strlen(tok[1]));
+		cfg_set_tname(c, (int)t - 1, tok[1], strlen(tok[1]));
 	}
 	return 0;
 }
@@ -1264,7 +1065,7 @@ lmp_skip(struct lmp *m)
 {
 	int rc, was_blank = 0;
 
-	while ((rc = lines_next(&m->l)) > 0) {
+	while ((rc = cfg_lines_next(&m->l)) > 0) {
 		if (lmp_blank(m->l.buf)) {
 			was_blank = 1;
 			continue;
@@ -1279,17 +1080,17 @@ lmp_skip(struct lmp *m)
 }
 
 static int
-read_lammps(struct conf *c, const char *path)
+read_lammps(struct cfg_conf *c, const char *path)
 {
 	struct lmp m;
 	int rc;
 
 	memset(&m, 0, sizeof m);
-	if (lines_open(&m.l, path) < 0)
+	if (cfg_lines_open(&m.l, path) < 0)
 		return -1;
 	c->name = m.l.name;
 	c->nframe = 1;
-	c->box = grow(NULL, 1, sizeof *c->box);
+	c->box = cfg_grow(NULL, 1, sizeof *c->box);
 	memset(c->box, 0, sizeof *c->box);
 	if (lmp_header(&m) < 0)
 		goto fail;
@@ -1306,14 +1107,14 @@ read_lammps(struct conf *c, const char *path)
 		char *kw, *hint = NULL, *p, *e;
 
 		do {
-			if ((rc = lines_next(&m.l)) < 0)
+			if ((rc = cfg_lines_next(&m.l)) < 0)
 				goto fail;
 		} while (rc > 0 && lmp_blank(m.l.buf));
 		if (rc == 0)
 			break;
 		kw = m.l.buf + strspn(m.l.buf, " \t");
 		if (!isupper((unsigned char)*kw)) {
-			line_err(&m.l, "'%.40s' where a section keyword "
+			cfg_line_err(&m.l, "'%.40s' where a section keyword "
 			    "(Atoms, Velocities, Masses, ...) belongs: more "
 			    "lines than the header's counts?", kw);
 			goto fail;
@@ -1356,7 +1157,7 @@ out:
 		free(m.label[t]);
 	free(m.atoms);
 	free(m.vseen);
-	lines_close(&m.l);
+	cfg_lines_close(&m.l);
 	return rc;
 }
 
@@ -1387,7 +1188,7 @@ guess_format(const char *path)
 {
 	const char *base = strrchr(path, '/'), *dot;
 	unsigned char head[4];
-	struct lines l;
+	struct cfg_lines l;
 	const char *fmt = "gro";
 	size_t got;
 
@@ -1407,19 +1208,19 @@ guess_format(const char *path)
 	}
 	if (strncmp(base, "data.", 5) == 0)
 		return "lammps";
-	if (lines_open(&l, path) < 0)
+	if (cfg_lines_open(&l, path) < 0)
 		return NULL;
 	got = fread(head, 1, sizeof head, l.fp);
 	if (got == 4 && (memcmp(head, FEK_MAGIC_TEXT, 4) == 0 ||
 	    memcmp(head, FEK_MAGIC_BIN, 4) == 0)) {
-		lines_close(&l);
+		cfg_lines_close(&l);
 		return "fek";
 	}
 	rewind(l.fp);
 	/* a LAMMPS header: the comment line, then "N atoms" among the
 	 * numbered lines before the first section keyword */
-	if (lines_next(&l) > 0)
-		while (l.lineno < 200 && lines_next(&l) > 0) {
+	if (cfg_lines_next(&l) > 0)
+		while (l.lineno < 200 && cfg_lines_next(&l) > 0) {
 			if (atoms_line(l.buf)) {
 				fmt = "lammps";
 				break;
@@ -1427,7 +1228,7 @@ guess_format(const char *path)
 			if (isalpha(lmp_first(l.buf)))
 				break;
 		}
-	lines_close(&l);
+	cfg_lines_close(&l);
 	return fmt;
 }
 
@@ -1435,7 +1236,7 @@ guess_format(const char *path)
 
 /* c into a fresh s of nbox boxes (k > 1 configurations: nbox 1 or k). */
 static int
-conf_to_psys(struct conf *c, struct fek_psys *s, double lscale,
+conf_to_psys(struct cfg_conf *c, struct fek_psys *s, double lscale,
     double vscale, int nbox)
 {
 	int nb;
@@ -1510,7 +1311,7 @@ int
 fek_config_read(struct fek_psys *s, const char *path, const char *format,
     double lscale, double vscale, int nbox)
 {
-	struct conf c;
+	struct cfg_conf c;
 	int rc;
 
 	memset(s, 0, sizeof *s);
@@ -1535,6 +1336,6 @@ fek_config_read(struct fek_psys *s, const char *path, const char *format,
 		    "lammps", format);
 	if (rc == 0)
 		rc = conf_to_psys(&c, s, lscale, vscale, nbox);
-	conf_free(&c);
+	cfg_conf_free(&c);
 	return rc;
 }
