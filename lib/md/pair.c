@@ -27,6 +27,7 @@
 #include <gsl/gsl_spline.h>
 
 #include "fek.h"
+#include "stream.h"
 #include "md/pmd.h"
 
 #define P(pp, i, j) ((i) * FEK_PMD_MAXTYPES + (j))
@@ -355,4 +356,61 @@ fek_pair_free(struct fek_pairpot *pp)
 	free(pp->tabname);
 	pp->tab = NULL;
 	pp->tabname = NULL;
+}
+
+int
+fek_pair_from_keys(struct fek_pairpot *pp, const struct fek_header *h,
+    int *tail)
+{
+	const char *v, *t;
+	int mode = -1;
+
+	memset(pp, 0, sizeof *pp);
+	pp->style = FEK_PAIR_LJ;
+	for (int k = 0; (v = fek_hdr_get(h, "PAIR", k)) != NULL; k++) {
+		char kind[16], how[32], arg[160];
+		double e, s, r;
+		int i, j, n, m;
+
+		how[0] = '\0';
+		n = sscanf(v, "%d %d %15s %lg %lg %lg %31s", &i, &j, kind, &e,
+		    &s, &r, how);
+		if (n >= 3 && strcmp(kind, "table") == 0)
+			return fek_seterr(FEK_EX_DATA, "key PAIR '%s': a table "
+			    "potential; give the potential with --lj", v);
+		if (n < 6 || (strcmp(kind, "lj") != 0 && strcmp(kind, "wca") !=
+		    0))
+			return fek_seterr(FEK_EX_DATA, "key PAIR '%s': expected "
+			    "'i j lj eps sigma rc truncated|shifted|"
+			    "force-shifted' or 'i j wca eps sigma rc'", v);
+		m = strcmp(kind, "wca") == 0 ? 3 : strcmp(how, "shifted") == 0 ?
+		    1 : strcmp(how, "force-shifted") == 0 ? 2 :
+		    strcmp(how, "truncated") == 0 ? 0 : -1;
+		if (m < 0)
+			return fek_seterr(FEK_EX_DATA, "key PAIR '%s': '%s' is "
+			    "not truncated, shifted or force-shifted", v, how);
+		if (mode >= 0 && m != mode)
+			return fek_seterr(FEK_EX_DATA, "key PAIR '%s': pairs "
+			    "cut in different ways", v);
+		mode = m;
+		snprintf(arg, sizeof arg, "%d:%d:%.17g:%.17g:%.17g", i, j, e, s,
+		    r);
+		if (fek_pair_parse_lj(pp, arg) < 0)
+			return fek_seterr(FEK_EX_DATA, "key PAIR '%s': %s", v,
+			    fek_errmsg());
+	}
+	if (mode < 0)
+		return fek_seterr(FEK_EX_DATA, "no PAIR keys (the frames do not "
+		    "say their potential; give it with --lj)");
+	pp->shift = mode == 1;
+	pp->fshift = mode == 2;
+	pp->wca = mode == 3;
+	*tail = -1;
+	if ((t = fek_hdr_get(h, "TAIL", 0)) != NULL) {
+		if (strcmp(t, "yes") != 0 && strcmp(t, "no") != 0)
+			return fek_seterr(FEK_EX_DATA, "key TAIL '%s': expected "
+			    "yes or no", t);
+		*tail = strcmp(t, "yes") == 0;
+	}
+	return 0;
 }

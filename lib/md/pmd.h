@@ -72,6 +72,13 @@ void	fek_pair_tail(const struct fek_pairpot *pp, const long *count,
 int	fek_pair_describe(const struct fek_pairpot *pp, int i, int j,
 	    char *buf, size_t len);
 void	fek_pair_free(struct fek_pairpot *pp);
+/* The LJ potential an md-gpu frames header describes (its PAIR lines, as
+ * fek_pair_describe writes them, and TAIL: *tail 1, 0, or -1 without the
+ * key); pp is cleared first and left for fek_pair_finish.  -1 with
+ * fek_seterr(65) when there are none, a table, or a line is malformed. */
+struct fek_header;
+int	fek_pair_from_keys(struct fek_pairpot *pp, const struct fek_header *h,
+	    int *tail);
 
 /* ---- the system -------------------------------------------------------- */
 

@@ -1,0 +1,680 @@
+/*
+ * tpi.cu - tpi-gpu's test insertions and deletions on the GPU (tpi.cuh):
+ * lib/tpi/insert.c with the arithmetic of lib/tpi/tpi_eval.h, in double
+ * precision.  Daly, Benziger, Debenedetti and Panagiotopoulos, Comput.
+ * Phys. Commun. 183, 2054 (2012), Algorithm 1 ("gather": a thread a
+ * move; the frame's cell list built once per frame).
+ *
+ * Per frame: the host sorts the particles by cell (lib/tpi/frame.c, the
+ * CPU's own code) and uploads them with the cell starts and the
+ * neighbourhood rows.  Per chunk of insertions:
+ *  - k_points: each insertion's cell from its Philox position;
+ *  - CUB's radix sort of (cell, insertion) pairs, so that the 32 threads
+ *    of a warp mostly share a home cell: they walk the same neighbour
+ *    runs in step and read the same particle at once (a broadcast);
+ *  - k_energy: persistent blocks, the frame copied into shared memory
+ *    where it fits, each thread recomputing its insertion's position and
+ *    writing beta u by insertion index;
+ *  - k_groups: the fixed-order sums of each group of FEK_TPI_GROUP moves
+ *    (the tree of lib/tpi/sums.c), and k_hist the histogram (shared
+ *    memory counts, added to global memory once a block).
+ * The groups' shares and the histogram are copied back once a frame and
+ * merged on the host by lib/tpi/sums.c, as the CPU does.  Nothing depends
+ * on the order of atomics except integer counts: a run gives the same
+ * bits every time, for any block size.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cuda_runtime.h>
+#include <cub/cub.cuh>
+
+#include "tpi/tpi_eval.h"
+extern "C" {
+#include "fek.h"
+#include "tpi/tpi.h"
+}
+#include "cuda_check.cuh"
+#include "tpi.cuh"
+
+#define CHUNK (1L << 22)	/* insertions a chunk (a multiple of GROUP) */
+#define GROUPT (FEK_TPI_GROUP / 2)	/* threads of k_groups */
+#define HISTB 256		/* threads of k_hist */
+#define MAXSHIST 12288		/* histogram slots kept in shared memory */
+
+struct fek_tpi_gpu {
+	int dev, nsm;
+	size_t smem_max;		/* shared memory a block may have */
+	struct fek_tpi_gpu_stats st;
+	/* the frame */
+	struct fek_tpi_atom *atom;
+	float4 *af;			/* float copies of the positions */
+	float4 *haf;			/* their host staging (pinned) */
+	int *cstart, *delidx;
+	struct fek_tpi_row *rows;
+	struct fek_pair_coef *coef;	/* the inserted type's, with each */
+	long cap_atom, cap_af, cap_haf, cap_cell, cap_row, cap_del;
+	double *tab;
+	/* a chunk */
+	int *cell, *kidx, *cell_s, *kidx_s;
+	double *bu;
+	struct fek_tpi_part *part;	/* a frame's groups */
+	long cap_part;
+	unsigned long long *hist;	/* 2 (nbins + 2): insertions, deletions */
+	void *tmp;
+	size_t tmp_bytes;
+	int nbits;			/* the sort's key bits */
+	int block;			/* threads of k_energy */
+};
+
+/* What k_energy and k_delete are told. */
+struct kframe {
+	struct fek_tpi_grid g;
+	int style, single;
+	long n;
+	double beta, du;
+	uint64_t key, fid;
+	long long base;
+	float rcf2;			/* the single-precision screen */
+	unsigned rows_bytes, cells_bytes;	/* shared memory layout */
+};
+
+static double
+ms_since(const struct timespec *t0)
+{
+	struct timespec t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (t1.tv_sec - t0->tv_sec) * 1e3 + (t1.tv_nsec - t0->tv_nsec) *
+	    1e-6;
+}
+
+#define CK(call, what) do { cudaError_t e_ = (call); \
+	if (e_ != cudaSuccess) return fek_cuda_fail(e_, what); } while (0)
+
+/* Grow a device buffer to hold need items. */
+template <typename T> static int
+dgrow(T **p, long *cap, long need, const char *what)
+{
+	if (need <= *cap)
+		return 0;
+	cudaFree(*p);
+	*p = NULL;
+	*cap = need + need / 4 + 64;
+	CK(cudaMalloc((void **)p, (size_t)*cap * sizeof(T)), what);
+	return 0;
+}
+
+__global__ void
+k_points(long n, struct kframe kf, int *cell, int *kidx)
+{
+	long k = blockIdx.x * (long)blockDim.x + threadIdx.x;
+	double s[3], r[3];
+
+	if (k >= n)
+		return;
+	fek_tpi_point(kf.key, kf.fid, (uint64_t)(kf.base + k), &kf.g.box, s, r);
+	cell[k] = fek_tpi_cell(&kf.g, s);
+	kidx[k] = (int)k;
+}
+
+/*
+ * The energy of a test particle at r, as fek_tpi_energy (tpi_eval.h) sums
+ * it, term by term in the same order, with one difference in how the
+ * candidates are screened: first in single precision, from float copies
+ * of the positions af (x, y, z and the type's bits), against a radius
+ * wider than the cutoff by more than single precision's error (rcf2);
+ * only the candidates that pass are tested again and summed in double
+ * precision from atom.  A candidate within the cutoff always passes, so
+ * the terms summed are fek_tpi_energy's.  This halves the double
+ * precision work and the bytes read per candidate (16 instead of 24).
+ */
+template <bool SINGLE> __device__ __forceinline__ double
+energy_screened(const struct fek_tpi_grid *g, const struct fek_tpi_row *rows,
+    const float4 *af, const struct fek_tpi_atom *atom, const int *cstart,
+    const struct fek_pair_coef *coef, int style, const double *tab,
+    const double *r, int h, int skip, float rcf2)
+{
+	const struct fek_box *b = &g->box;
+	const int nx = g->nc[0], ny = g->nc[1], nz = g->nc[2];
+	const int hx = h % nx, hy = (h / nx) % ny, hz = h / (nx * ny);
+	double u = 0;
+
+	for (int q = 0; q < g->nrow; q++) {
+		int cy = hy + rows[q].dy, cz = hz + rows[q].dz;
+		int wy = fek_tpi_wrap(&cy, ny), wz = fek_tpi_wrap(&cz, nz);
+		int xend = hx + rows[q].dx1;
+		double py = r[1] - (wy * b->ly + wz * b->yz);
+		double pz = r[2] - wz * b->lz;
+		double pxb = r[0] - (wy * b->xy + wz * b->xz);
+		int base;
+
+		base = nx * (cy + ny * cz);
+		for (int cx = hx + rows[q].dx0; cx <= xend;) {
+			int c0 = cx, wx = fek_tpi_wrap(&c0, nx);
+			int run = nx - c0;
+			int j0, j1, self;
+			double px = pxb - wx * b->lx;
+			float pxf = (float)px, pyf = (float)py, pzf = (float)pz;
+
+			if (run > xend - cx + 1)
+				run = xend - cx + 1;
+			j0 = cstart[base + c0];
+			j1 = cstart[base + c0 + run];
+			self = (wx == 0 && wy == 0 && wz == 0) ? skip : -1;
+			for (int j = j0; j < j1; j++) {
+				float4 a = af[j];
+				float dxf = pxf - a.x, dyf = pyf - a.y;
+				float dzf = pzf - a.z;
+
+				if (dxf * dxf + dyf * dyf + dzf * dzf < rcf2) {
+					double dx = px - atom[j].x;
+					double dy = py - atom[j].y;
+					double dz = pz - atom[j].z;
+					double r2 = dx * dx + dy * dy + dz * dz;
+					const struct fek_pair_coef *c = SINGLE ?
+					    coef : &coef[__float_as_int(a.w)];
+
+					if (r2 < c->rc2 && j != self) {
+						if (SINGLE) {
+							double ir2 = 1.0 / r2;
+							double ir6 = ir2 * ir2 * ir2;
+
+							u += (c->c12 * ir6 -
+							    c->c6) * ir6 -
+							    c->ushift;
+						} else {
+							u += fek_tpi_pair_u(style,
+							    c, tab, r2);
+						}
+					}
+				}
+			}
+			cx += run;
+		}
+	}
+	return u;
+}
+
+/* Shared memory of k_energy: coefficients and rows, then, where they
+ * fit, the cell starts and the float copies of the positions. */
+static size_t
+rows_bytes(const struct fek_tpi_grid *g)
+{
+	return ((size_t)g->nrow * sizeof(struct fek_tpi_row) + 31) / 32 * 32;
+}
+
+static size_t
+cells_bytes(const struct fek_tpi_grid *g)
+{
+	return ((size_t)(g->ncell + 1) * sizeof(int) + 31) / 32 * 32;
+}
+
+static size_t
+energy_smem(const struct fek_tpi_grid *g, long n, int with_atoms)
+{
+	size_t b = FEK_PMD_MAXTYPES * sizeof(struct fek_pair_coef) +
+	    rows_bytes(g);
+
+	return b + (with_atoms ? cells_bytes(g) + (size_t)n * sizeof(float4) :
+	    0);
+}
+
+template <bool SMEM, bool SINGLE> __global__ void
+k_energy(long n, struct kframe kf, const float4 *af_g,
+    const struct fek_tpi_atom *atom, const int *cstart_g,
+    const struct fek_tpi_row *rows_g, const struct fek_pair_coef *coef_g,
+    const double *tab, const int *cell_s, const int *kidx_s, double *bu)
+{
+	extern __shared__ double4_32a smem[];
+	struct fek_pair_coef *coef = (struct fek_pair_coef *)smem;
+	struct fek_tpi_row *rows = (struct fek_tpi_row *)(coef +
+	    FEK_PMD_MAXTYPES);
+	int *cstart_s = (int *)((char *)rows + kf.rows_bytes);
+	float4 *af_s = (float4 *)((char *)cstart_s + kf.cells_bytes);
+	const float4 *af = SMEM ? af_s : af_g;
+	const int *cstart = SMEM ? cstart_s : cstart_g;
+
+	for (int i = threadIdx.x; i < FEK_PMD_MAXTYPES; i += blockDim.x)
+		coef[i] = coef_g[i];
+	for (int i = threadIdx.x; i < kf.g.nrow; i += blockDim.x)
+		rows[i] = rows_g[i];
+	if (SMEM) {
+		for (long i = threadIdx.x; i <= kf.g.ncell; i += blockDim.x)
+			cstart_s[i] = cstart_g[i];
+		for (long i = threadIdx.x; i < kf.n; i += blockDim.x)
+			af_s[i] = af_g[i];
+	}
+	__syncthreads();
+	for (long q = blockIdx.x * (long)blockDim.x + threadIdx.x; q < n;
+	    q += (long)gridDim.x * blockDim.x) {
+		long k = kidx_s[q];
+		double s[3], r[3], u;
+
+		fek_tpi_point(kf.key, kf.fid, (uint64_t)(kf.base + k),
+		    &kf.g.box, s, r);
+		u = energy_screened<SINGLE>(&kf.g, rows, af, atom, cstart,
+		    coef, kf.style, tab, r, cell_s[q], -1, kf.rcf2);
+		bu[k] = kf.beta * (u + kf.du);
+	}
+}
+
+/* Deletion q: particle delidx[q] of the sorted frame. */
+__global__ void
+k_delete(long n, struct kframe kf, const float4 *af,
+    const struct fek_tpi_atom *atom, const int *cstart,
+    const struct fek_tpi_row *rows, const struct fek_pair_coef *coef,
+    const double *tab, const int *delidx, double *bu)
+{
+	long q = blockIdx.x * (long)blockDim.x + threadIdx.x;
+	double r[3], s[3], u;
+	int j;
+
+	if (q >= n)
+		return;
+	j = delidx[q];
+	r[0] = atom[j].x;
+	r[1] = atom[j].y;
+	r[2] = atom[j].z;
+	fek_box_frac(&kf.g.box, r, s);
+	u = kf.single ? energy_screened<true>(&kf.g, rows, af, atom, cstart,
+	    coef, kf.style, tab, r, fek_tpi_cell(&kf.g, s), j, kf.rcf2) :
+	    energy_screened<false>(&kf.g, rows, af, atom, cstart, coef,
+	    kf.style, tab, r, fek_tpi_cell(&kf.g, s), j, kf.rcf2);
+	bu[q] = kf.beta * (u + kf.du);
+}
+
+/* Group blockIdx.x of the n moves bu: lib/tpi/sums.c's fek_tpi_group. */
+__global__ void
+k_groups(long n, const double *bu, int del, struct fek_tpi_part *part)
+{
+	__shared__ double t[GROUPT];
+	__shared__ double mx[GROUPT];
+	long k0 = (long)blockIdx.x * FEK_TPI_GROUP;
+	int i = threadIdx.x;
+	long a = k0 + i, b = k0 + i + GROUPT;
+	double va = a < n ? bu[a] : 0, vb = b < n ? bu[b] : 0;
+	double xa = a < n ? (del ? va : -va) : -INFINITY;
+	double xb = b < n ? (del ? vb : -vb) : -INFINITY;
+	double m;
+
+	mx[i] = xa > xb ? xa : xb;
+	__syncthreads();
+	for (int s = GROUPT / 2; s > 0; s >>= 1) {
+		if (i < s && mx[i + s] > mx[i])
+			mx[i] = mx[i + s];
+		__syncthreads();
+	}
+	m = mx[0];
+	for (int w = 0; w < 3; w++) {
+		__syncthreads();
+		t[i] = (a < n ? fek_tpi_term(va, del, m, w) : 0) +
+		    (b < n ? fek_tpi_term(vb, del, m, w) : 0);
+		__syncthreads();
+		for (int s = GROUPT / 2; s > 0; s >>= 1) {
+			if (i < s)
+				t[i] += t[i + s];
+			__syncthreads();
+		}
+		if (i == 0)
+			(&part[blockIdx.x].sT)[w] = t[0];
+	}
+	if (i == 0)
+		part[blockIdx.x].m = m;
+}
+
+/* Histogram of the n moves bu into h (nb + 2 slots). */
+__global__ void
+k_hist(long n, const double *bu, double lo, double w, long nb,
+    unsigned long long *h, int shared)
+{
+	extern __shared__ unsigned int sh[];
+	long ns = nb + 2;
+
+	if (shared) {
+		for (long i = threadIdx.x; i < ns; i += blockDim.x)
+			sh[i] = 0;
+		__syncthreads();
+	}
+	for (long k = blockIdx.x * (long)blockDim.x + threadIdx.x; k < n;
+	    k += (long)gridDim.x * blockDim.x) {
+		long b = fek_tpi_slot(bu[k], lo, w, nb);
+
+		if (shared)
+			atomicAdd(&sh[b], 1u);
+		else
+			atomicAdd(&h[b], 1ull);
+	}
+	if (shared) {
+		__syncthreads();
+		for (long i = threadIdx.x; i < ns; i += blockDim.x)
+			if (sh[i] != 0)
+				atomicAdd(&h[i], (unsigned long long)sh[i]);
+	}
+}
+
+extern "C" struct fek_tpi_gpu *
+fek_tpi_gpu_new(const struct fek_tpi_par *par)
+{
+	struct fek_tpi_gpu *g;
+	struct cudaDeviceProp prop;
+	struct timespec t0;
+	cudaError_t e;
+	const char *env;
+	long cap = 0;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	g = (struct fek_tpi_gpu *)fek_alloc(1, sizeof *g);
+	if ((e = cudaGetDevice(&g->dev)) != cudaSuccess ||
+	    (e = cudaGetDeviceProperties(&prop, g->dev)) != cudaSuccess) {
+		fek_cuda_fail(e, "device");
+		free(g);
+		return NULL;
+	}
+	snprintf(g->st.device, sizeof g->st.device, "%s", prop.name);
+	g->nsm = prop.multiProcessorCount;
+	g->smem_max = prop.sharedMemPerBlockOptin;
+	g->block = 1024;
+	if ((env = getenv("FEK_TPI_BLOCK")) != NULL && atoi(env) >= 32 &&
+	    atoi(env) <= 1024 && atoi(env) % 32 == 0)
+		g->block = atoi(env);
+	if (dgrow(&g->cell, &cap, CHUNK, "cells") < 0 ||
+	    (cap = 0, dgrow(&g->kidx, &cap, CHUNK, "insertions")) < 0 ||
+	    (cap = 0, dgrow(&g->cell_s, &cap, CHUNK, "cells")) < 0 ||
+	    (cap = 0, dgrow(&g->kidx_s, &cap, CHUNK, "insertions")) < 0 ||
+	    (cap = 0, dgrow(&g->bu, &cap, CHUNK, "energies")) < 0 ||
+	    (cap = 0, dgrow(&g->hist, &cap, 2 * (par->nbins + 2),
+	    "histogram")) < 0 ||
+	    (cap = 0, dgrow(&g->coef, &cap, FEK_PMD_MAXTYPES,
+	    "coefficients")) < 0)
+		goto fail;
+	if ((e = cub::DeviceRadixSort::SortPairs(NULL, g->tmp_bytes, g->cell,
+	    g->cell_s, g->kidx, g->kidx_s, (int)CHUNK, 0, 32)) != cudaSuccess ||
+	    (e = cudaMalloc(&g->tmp, g->tmp_bytes)) != cudaSuccess) {
+		fek_cuda_fail(e, "sort buffers");
+		goto fail;
+	}
+	if (par->pp->ntab > 0) {
+		if ((e = cudaMalloc(&g->tab, 2 * par->pp->ntab *
+		    sizeof(double))) != cudaSuccess ||
+		    (e = cudaMemcpy(g->tab, par->pp->tab, 2 * par->pp->ntab *
+		    sizeof(double), cudaMemcpyHostToDevice)) != cudaSuccess) {
+			fek_cuda_fail(e, "table");
+			goto fail;
+		}
+	}
+	if ((e = cudaFuncSetAttribute(k_energy<true, true>,
+	    cudaFuncAttributeMaxDynamicSharedMemorySize,
+	    (int)g->smem_max)) != cudaSuccess ||
+	    (e = cudaFuncSetAttribute(k_energy<true, false>,
+	    cudaFuncAttributeMaxDynamicSharedMemorySize,
+	    (int)g->smem_max)) != cudaSuccess) {
+		fek_cuda_fail(e, "shared memory");
+		goto fail;
+	}
+	g->st.setup_ms = ms_since(&t0);
+	return g;
+fail:
+	fek_tpi_gpu_free(g);
+	return NULL;
+}
+
+/* Upload the frame. */
+static int
+upload(struct fek_tpi_gpu *g, const struct fek_tpi_frame *tf)
+{
+	long need = tf->n > 0 ? tf->n : 1;
+
+	if (dgrow(&g->atom, &g->cap_atom, need, "particles") < 0 ||
+	    dgrow(&g->af, &g->cap_af, need, "particles") < 0 || dgrow(&g->cstart, &g->cap_cell, tf->g.ncell + 1, "cells") <
+	    0 || dgrow(&g->rows, &g->cap_row, tf->g.nrow, "rows") < 0 ||
+	    dgrow(&g->delidx, &g->cap_del, tf->ndel > 0 ? tf->ndel : 1,
+	    "deletions") < 0)
+		return -1;
+	CK(cudaMemcpy(g->coef, tf->coef, sizeof tf->coef,
+	    cudaMemcpyHostToDevice), "coefficients");
+	if (tf->ndel > 0)
+		CK(cudaMemcpy(g->delidx, tf->delidx, tf->ndel * sizeof(int),
+		    cudaMemcpyHostToDevice), "deletions");
+	if (need > g->cap_haf) {
+		cudaFreeHost(g->haf);
+		g->haf = NULL;
+		g->cap_haf = g->cap_af;
+		CK(cudaMallocHost((void **)&g->haf, g->cap_haf * sizeof(float4)),
+		    "particles");
+	}
+	for (long i = 0; i < tf->n; i++) {
+		const struct fek_tpi_atom *a = &tf->atom[i];
+		float4 v;
+
+		v.x = (float)a->x;
+		v.y = (float)a->y;
+		v.z = (float)a->z;
+		memcpy(&v.w, &a->type, sizeof v.w);
+		g->haf[i] = v;
+	}
+	CK(cudaMemcpy(g->atom, tf->atom, tf->n * sizeof *tf->atom,
+	    cudaMemcpyHostToDevice), "particles");
+	CK(cudaMemcpy(g->af, g->haf, tf->n * sizeof(float4),
+	    cudaMemcpyHostToDevice), "particles");
+	CK(cudaMemcpy(g->cstart, tf->cstart, (tf->g.ncell + 1) *
+	    sizeof *tf->cstart, cudaMemcpyHostToDevice), "cells");
+	CK(cudaMemcpy(g->rows, tf->rows, tf->g.nrow * sizeof *tf->rows,
+	    cudaMemcpyHostToDevice), "rows");
+	return 0;
+}
+
+/* Groups and histogram of n moves in g->bu into part (on the device,
+ * ng of them from pbase) and hist slots hoff.. */
+static int
+reduce(struct fek_tpi_gpu *g, const struct fek_tpi_par *par, long n,
+    int del, long pbase, long hoff)
+{
+	long ng = (n + FEK_TPI_GROUP - 1) / FEK_TPI_GROUP;
+	long ns = par->nbins + 2;
+	int shared = ns <= MAXSHIST;
+	long nblk = (n + HISTB - 1) / HISTB;
+
+	if (n == 0)
+		return 0;
+	k_groups<<<(unsigned)ng, GROUPT>>>(n, g->bu, del, g->part + pbase);
+	if (fek_cuda_launched("k_groups") < 0)
+		return -1;
+	if (nblk > 4L * g->nsm)
+		nblk = 4L * g->nsm;
+	k_hist<<<(unsigned)nblk, HISTB, shared ? ns * sizeof(unsigned) : 0>>>(
+	    n, g->bu, par->hlo, par->hw, par->nbins, g->hist + hoff, shared);
+	return fek_cuda_launched("k_hist");
+}
+
+extern "C" int
+fek_tpi_gpu_frame(struct fek_tpi_gpu *g, const struct fek_tpi_frame *tf,
+    const struct fek_tpi_par *par, uint64_t fid, struct fek_tpi_result *res)
+{
+	struct kframe kf;
+	struct timespec t0;
+	long ngi = (long)((par->nins + FEK_TPI_GROUP - 1) / FEK_TPI_GROUP);
+	long ndel = par->del ? tf->ndel : 0;
+	long ngd = (ndel + FEK_TPI_GROUP - 1) / FEK_TPI_GROUP;
+	long ns = par->nbins + 2;
+	size_t sm_all = energy_smem(&tf->g, tf->n, 1);
+	int smem = sm_all <= g->smem_max && getenv("FEK_TPI_NOSMEM") == NULL;
+	struct fek_tpi_part *hpart;
+	unsigned long long *hh;
+	int nbits = 1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while ((1L << nbits) < tf->g.ncell)
+		nbits++;
+	if (upload(g, tf) < 0 || dgrow(&g->part, &g->cap_part, ngi + ngd + 1,
+	    "sums") < 0)
+		return -1;
+	CK(cudaMemset(g->hist, 0, 2 * ns * sizeof *g->hist), "histogram");
+	g->st.upload_ms += ms_since(&t0);
+	g->st.smem = smem;
+
+	memset(&kf, 0, sizeof kf);
+	kf.g = tf->g;
+	kf.style = par->pp->style;
+	kf.single = tf->single;
+	kf.n = tf->n;
+	kf.beta = par->beta;
+	kf.key = par->key;
+	kf.rows_bytes = (unsigned)rows_bytes(&tf->g);
+	kf.cells_bytes = (unsigned)cells_bytes(&tf->g);
+	{
+		/* the screen: single precision's error in a distance between
+		 * points of coordinates up to about lmax is under 4 ulp(lmax),
+		 * so a margin of 2^-20 lmax is safe */
+		const struct fek_box *b = &tf->g.box;
+		double rc = sqrt(tf->g.rc2max), lmax = 2 * (fabs(b->lo[0]) +
+		    fabs(b->lo[1]) + fabs(b->lo[2]) + b->lx + b->ly + b->lz +
+		    fabs(b->xy) + fabs(b->xz) + fabs(b->yz) + rc);
+		double m = rc + lmax * 9.5367431640625e-07;
+
+		kf.rcf2 = nextafterf((float)(m * m), INFINITY);
+	}
+	kf.fid = fid;
+
+	/* insertions */
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	kf.du = tf->du_ins;
+	if (par->raw && res->capins < par->nins) {
+		res->capins = (long)par->nins;
+		res->u_ins = (double *)realloc(res->u_ins, res->capins *
+		    sizeof(double));
+		if (res->u_ins == NULL)
+			fek_errx(FEK_EX_SOFTWARE, "out of memory (raw energies)");
+	}
+	for (long long base = 0; base < par->nins; base += CHUNK) {
+		long n = par->nins - base < CHUNK ? (long)(par->nins - base) :
+		    CHUNK;
+		unsigned nb = (unsigned)((n + 255) / 256);
+		long blocks = (n + g->block - 1) / g->block;
+		size_t sm = energy_smem(&tf->g, tf->n, smem);
+		int per_sm = smem ? (int)(g->smem_max / (sm + 1024)) : 8;
+		cudaError_t e;
+
+		if (per_sm < 1)
+			per_sm = 1;
+		if (per_sm > 2048 / g->block)
+			per_sm = 2048 / g->block;
+		if (blocks > (long)per_sm * g->nsm)
+			blocks = (long)per_sm * g->nsm;
+		kf.base = base;
+		k_points<<<nb, 256>>>(n, kf, g->cell, g->kidx);
+		if (fek_cuda_launched("k_points") < 0)
+			return -1;
+		e = cub::DeviceRadixSort::SortPairs(g->tmp, g->tmp_bytes,
+		    g->cell, g->cell_s, g->kidx, g->kidx_s, (int)n, 0, nbits);
+		if (e != cudaSuccess)
+			return fek_cuda_fail(e, "sort");
+#define K_ENERGY(S, T) k_energy<S, T><<<(unsigned)blocks, g->block, sm>>>(n, \
+	    kf, g->af, g->atom, g->cstart, g->rows, g->coef, g->tab, g->cell_s, \
+	    g->kidx_s, g->bu)
+		if (smem && tf->single)
+			K_ENERGY(true, true);
+		else if (smem)
+			K_ENERGY(true, false);
+		else if (tf->single)
+			K_ENERGY(false, true);
+		else
+			K_ENERGY(false, false);
+#undef K_ENERGY
+		if (fek_cuda_launched("k_energy") < 0)
+			return -1;
+		if (reduce(g, par, n, 0, base / FEK_TPI_GROUP, 0) < 0)
+			return -1;
+		if (par->raw)
+			CK(cudaMemcpy(res->u_ins + base, g->bu, n *
+			    sizeof(double), cudaMemcpyDeviceToHost),
+			    "energies");
+	}
+	CK(cudaDeviceSynchronize(), "insertions");
+	g->st.insert_ms += ms_since(&t0);
+
+	/* deletions */
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (ndel > 0) {
+		kf.du = tf->du_del;
+		k_delete<<<(unsigned)((ndel + 127) / 128), 128>>>(ndel, kf,
+		    g->af, g->atom, g->cstart, g->rows, g->coef, g->tab, g->delidx, g->bu);
+		if (fek_cuda_launched("k_delete") < 0 ||
+		    reduce(g, par, ndel, 1, ngi, ns) < 0)
+			return -1;
+		if (par->raw) {
+			if (res->capdel < ndel) {
+				res->capdel = ndel;
+				res->u_del = (double *)realloc(res->u_del,
+				    ndel * sizeof(double));
+				if (res->u_del == NULL)
+					fek_errx(FEK_EX_SOFTWARE, "out of "
+					    "memory (raw energies)");
+			}
+			CK(cudaMemcpy(res->u_del, g->bu, ndel * sizeof(double),
+			    cudaMemcpyDeviceToHost), "energies");
+		}
+		CK(cudaDeviceSynchronize(), "deletions");
+	}
+	g->st.delete_ms += ms_since(&t0);
+
+	/* results */
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	hpart = (struct fek_tpi_part *)fek_alloc(ngi + ngd + 1, sizeof *hpart);
+	hh = (unsigned long long *)fek_alloc(2 * ns, sizeof *hh);
+	if (ngi + ngd > 0 && cudaMemcpy(hpart, g->part, (ngi + ngd) *
+	    sizeof *hpart, cudaMemcpyDeviceToHost) != cudaSuccess) {
+		free(hpart);
+		free(hh);
+		return fek_cuda_fail(cudaGetLastError(), "sums");
+	}
+	if (cudaMemcpy(hh, g->hist, 2 * ns * sizeof *hh,
+	    cudaMemcpyDeviceToHost) != cudaSuccess) {
+		free(hpart);
+		free(hh);
+		return fek_cuda_fail(cudaGetLastError(), "histogram");
+	}
+	fek_tpi_merge(hpart, ngi, 0, par->nins, res);
+	fek_tpi_merge(hpart + ngi, ngd, 1, ndel, res);
+	for (long b = 0; b < ns; b++) {
+		res->hins[b] = (long long)hh[b];
+		res->hdel[b] = (long long)hh[ns + b];
+	}
+	free(hpart);
+	free(hh);
+	g->st.fetch_ms += ms_since(&t0);
+	return 0;
+}
+
+extern "C" void
+fek_tpi_gpu_stats(const struct fek_tpi_gpu *g, struct fek_tpi_gpu_stats *st)
+{
+	*st = g->st;
+}
+
+extern "C" void
+fek_tpi_gpu_free(struct fek_tpi_gpu *g)
+{
+	if (g == NULL)
+		return;
+	cudaFree(g->atom);
+	cudaFree(g->af);
+	cudaFreeHost(g->haf);
+	cudaFree(g->cstart);
+	cudaFree(g->delidx);
+	cudaFree(g->rows);
+	cudaFree(g->coef);
+	cudaFree(g->tab);
+	cudaFree(g->cell);
+	cudaFree(g->kidx);
+	cudaFree(g->cell_s);
+	cudaFree(g->kidx_s);
+	cudaFree(g->bu);
+	cudaFree(g->part);
+	cudaFree(g->hist);
+	cudaFree(g->tmp);
+	free(g);
+}

@@ -1,0 +1,192 @@
+/*
+ * frame.c - a stored configuration made ready for test insertions and
+ * deletions (tpi.h): wrapped into its cell, sorted by the cells of a cell
+ * list, the neighbourhood rows that cover the cutoff (tpi_eval.h), the
+ * pair coefficients of the inserted type, and the tail differences.
+ *
+ * Cell lists: Allen and Tildesley, Computer Simulation of Liquids (2nd
+ * ed., 2017), section 5.3.2; the neighbourhood trimmed of the image cells
+ * beyond the cutoff as Daly et al. (2012) section 3 does.
+ *
+ * The tail (Allen and Tildesley Eq. 2.144 per type pair, lib/md/pair.c
+ * fek_pair_tail): U_tail = (2 pi / V) sum_ij N_i N_j I_ij, so an
+ * insertion of type t changes it by U_tail(N + e_t) - U_tail(N) and a
+ * deletion by U_tail(N) - U_tail(N - e_t), which for one type is
+ * (2N + 1) and (2N - 1) times (2 pi / V) I, the mu_tail = 2 u_tail of
+ * the textbooks up to the O(1/N) term that the finite system has.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fek.h"
+#include "tpi/tpi.h"
+
+uint64_t
+fek_tpi_key(uint64_t seed)
+{
+	return fek_splitmix64(seed ^ 0x7470692d67707521ULL);	/* "tpi-gpu!" */
+}
+
+static void *
+grow(void *p, long *cap, long need, size_t size)
+{
+	if (need <= *cap)
+		return p;
+	*cap = need + need / 2 + 16;
+	p = realloc(p, (size_t)*cap * size);
+	if (p == NULL)
+		fek_errx(FEK_EX_SOFTWARE, "out of memory");
+	return p;
+}
+
+/* Rows of image cells (dy, dz, dx0..dx1) that cover the cutoff: m[d]
+ * slices each way; in an orthogonal cell without the rows and row ends
+ * whose nearest point is rc or more from the home cell. */
+static long
+make_rows(struct fek_tpi_frame *tf, const int *m, const double *cw,
+    double rc, int ortho)
+{
+	double rc2 = rc * rc * (1 + 1e-12);
+	long n = 0;
+
+	for (int dz = -m[2]; dz <= m[2]; dz++)
+		for (int dy = -m[1]; dy <= m[1]; dy++) {
+			double ey = (abs(dy) > 0 ? abs(dy) - 1 : 0) * cw[1];
+			double ez = (abs(dz) > 0 ? abs(dz) - 1 : 0) * cw[2];
+			double q2 = rc2 - ey * ey - ez * ez;
+			int mx = m[0];
+
+			if (ortho) {
+				if (q2 <= 0)
+					continue;
+				/* |dx| - 1 < sqrt(q2) / cw */
+				mx = (int)ceil(sqrt(q2) / cw[0]);
+				if (mx > m[0])
+					mx = m[0];
+			}
+			tf->rows = grow(tf->rows, &tf->caprow, n + 1,
+			    sizeof *tf->rows);
+			tf->rows[n].dy = dy;
+			tf->rows[n].dz = dz;
+			tf->rows[n].dx0 = -mx;
+			tf->rows[n].dx1 = mx;
+			n++;
+		}
+	return n;
+}
+
+int
+fek_tpi_frame_prepare(struct fek_tpi_frame *tf, const struct fek_frame *f,
+    const struct fek_tpi_par *par)
+{
+	const struct fek_pairpot *pp = par->pp;
+	struct fek_tpi_grid *g = &tf->g;
+	double w[3], cw[3], rc = pp->rcmax;
+	int m[3], ortho;
+	long n = f->n, *cnt;
+	int *cell;
+	double *xw;
+
+	if (f->ntypes > pp->ntypes)
+		return fek_seterr(FEK_EX_DATA, "the frame has particles of "
+		    "type %d, the potential %d type%s", f->ntypes - 1,
+		    pp->ntypes, pp->ntypes == 1 ? "" : "s");
+	g->box = f->box;
+	fek_box_set(&g->box);
+	tf->V = fek_box_volume(&g->box);
+	fek_box_widths(&g->box, w);
+	g->ncell = 1;
+	for (int d = 0; d < 3; d++) {
+		double k = floor(w[d] * par->sub / rc);
+
+		/* no more than about 4 cells a particle along each axis */
+		if (k > 4 * cbrt((double)n) + 4)
+			k = floor(4 * cbrt((double)n) + 4);
+		g->nc[d] = k < 1 ? 1 : (int)k;
+		cw[d] = w[d] / g->nc[d];
+		m[d] = (int)ceil(rc / cw[d] * (1 - 1e-12));
+		if (m[d] < 1)
+			m[d] = 1;
+		g->ncell *= g->nc[d];
+	}
+	ortho = g->box.xy == 0 && g->box.xz == 0 && g->box.yz == 0;
+	g->nrow = (int)make_rows(tf, m, cw, rc, ortho);
+	g->rc2max = rc * rc;
+
+	/* wrap, find cells, sort (stable: the frame's order within a cell) */
+	tf->atom = grow(tf->atom, &tf->cap, n, sizeof *tf->atom);
+	tf->delidx = realloc(tf->delidx, (n > 0 ? n : 1) * sizeof *tf->delidx);
+	tf->cstart = grow(tf->cstart, &tf->capcell, g->ncell + 1,
+	    sizeof *tf->cstart);
+	cell = fek_alloc(n > 0 ? n : 1, sizeof *cell);
+	xw = fek_alloc(3 * (n > 0 ? n : 1), sizeof *xw);
+	cnt = fek_alloc(g->ncell + 1, sizeof *cnt);
+	memset(tf->count, 0, sizeof tf->count);
+	for (long i = 0; i < n; i++) {
+		double *r = xw + 3 * i, s[3];
+
+		r[0] = f->x[3 * i];
+		r[1] = f->x[3 * i + 1];
+		r[2] = f->x[3 * i + 2];
+		fek_box_wrap(&g->box, r);
+		fek_box_frac(&g->box, r, s);
+		cell[i] = fek_tpi_cell(g, s);
+		cnt[cell[i] + 1]++;
+		tf->count[f->type[i]]++;
+	}
+	for (int c = 0; c < g->ncell; c++)
+		cnt[c + 1] += cnt[c];
+	for (int c = 0; c <= g->ncell; c++)
+		tf->cstart[c] = (int)cnt[c];
+	tf->ndel = 0;
+	for (long i = 0; i < n; i++) {
+		long j = cnt[cell[i]]++;
+		struct fek_tpi_atom *a = &tf->atom[j];
+
+		a->x = xw[3 * i];
+		a->y = xw[3 * i + 1];
+		a->z = xw[3 * i + 2];
+		a->type = f->type[i];
+		a->orig = (int)i;
+		if (f->type[i] == par->itype)
+			tf->delidx[tf->ndel++] = (int)j;
+	}
+	free(cell);
+	free(cnt);
+	free(xw);
+	tf->n = n;
+
+	for (int t = 0; t < FEK_PMD_MAXTYPES; t++)
+		tf->coef[t] = pp->coef[par->itype * FEK_PMD_MAXTYPES + t];
+	tf->single = pp->style == FEK_PAIR_LJ && pp->ntypes == 1 &&
+	    tf->coef[0].fc == 0;
+
+	tf->du_ins = tf->du_del = 0;
+	if (par->tail) {
+		long c1[FEK_PMD_MAXTYPES];
+		double u0, u1, p;
+
+		memcpy(c1, tf->count, sizeof c1);
+		fek_pair_tail(pp, c1, tf->V, &u0, &p);
+		c1[par->itype]++;
+		fek_pair_tail(pp, c1, tf->V, &u1, &p);
+		tf->du_ins = u1 - u0;
+		c1[par->itype] -= 2;
+		if (c1[par->itype] >= 0) {
+			fek_pair_tail(pp, c1, tf->V, &u1, &p);
+			tf->du_del = u0 - u1;
+		}
+	}
+	return 0;
+}
+
+void
+fek_tpi_frame_free(struct fek_tpi_frame *tf)
+{
+	free(tf->rows);
+	free(tf->atom);
+	free(tf->cstart);
+	free(tf->delidx);
+	memset(tf, 0, sizeof *tf);
+}

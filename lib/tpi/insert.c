@@ -1,0 +1,146 @@
+/*
+ * insert.c - test-particle insertions and test deletions on one frame, on
+ * the CPU (OpenMP): the double-precision reference of kernels/tpi.cu.
+ * Daly et al. (2012), Algorithm 1 (with its Algorithms 2 and 3 for the
+ * deletion and insertion energies, here for pair potentials), Eqs. 1-2.
+ *
+ * Insertions go in chunks of FEK_TPI_CHUNK: their positions (tpi_eval.h)
+ * and cells, a counting sort by cell (so that consecutive insertions share
+ * a neighbourhood, and the cache), the energies by insertion index, then
+ * the fixed-order group sums (sums.c) and the histogram.  Deletions: every
+ * particle of the inserted type, in the frame's order.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fek.h"
+#include "tpi/tpi.h"
+
+#define FEK_TPI_CHUNK (1L << 20)	/* insertions sorted at a time */
+
+static void
+keep_raw(double **dst, long *cap, long long at, const double *bu, long n)
+{
+	if (at + n > *cap) {
+		*cap = (long)(at + n);
+		*dst = realloc(*dst, (size_t)*cap * sizeof **dst);
+		if (*dst == NULL)
+			fek_errx(FEK_EX_SOFTWARE, "out of memory (raw energies)");
+	}
+	memcpy(*dst + at, bu, (size_t)n * sizeof *bu);
+}
+
+/* Group shares of n moves bu into p (ceil(n / FEK_TPI_GROUP) of them). */
+static void
+groups(const double *bu, long n, int del, struct fek_tpi_part *p)
+{
+	long ng = (n + FEK_TPI_GROUP - 1) / FEK_TPI_GROUP;
+
+#pragma omp parallel for schedule(static)
+	for (long g = 0; g < ng; g++) {
+		long k0 = g * FEK_TPI_GROUP;
+		long cnt = n - k0 < FEK_TPI_GROUP ? n - k0 : FEK_TPI_GROUP;
+
+		fek_tpi_group(bu + k0, cnt, del, &p[g]);
+	}
+}
+
+static void
+histogram(const struct fek_tpi_par *par, const double *bu, long n,
+    long long *h)
+{
+	for (long i = 0; i < n; i++)
+		h[fek_tpi_bin(par, bu[i])]++;
+}
+
+int
+fek_tpi_cpu(const struct fek_tpi_frame *tf, const struct fek_tpi_par *par,
+    uint64_t fid, struct fek_tpi_result *res)
+{
+	const struct fek_tpi_grid *g = &tf->g;
+	const struct fek_pairpot *pp = par->pp;
+	long chunk = par->nins < FEK_TPI_CHUNK ? (long)par->nins : FEK_TPI_CHUNK;
+	long ng = (long)((par->nins + FEK_TPI_GROUP - 1) / FEK_TPI_GROUP);
+	struct fek_tpi_part *part;
+	double *bu, *pos;
+	int *cell, *order;
+	long *cnt;
+
+	memset(res->hins, 0, (res->nbins + 2) * sizeof *res->hins);
+	memset(res->hdel, 0, (res->nbins + 2) * sizeof *res->hdel);
+	part = fek_alloc(ng > 0 ? ng : 1, sizeof *part);
+	bu = fek_alloc(chunk > 0 ? chunk : 1, sizeof *bu);
+	pos = fek_alloc(3 * (chunk > 0 ? chunk : 1), sizeof *pos);
+	cell = fek_alloc(chunk > 0 ? chunk : 1, sizeof *cell);
+	order = fek_alloc(chunk > 0 ? chunk : 1, sizeof *order);
+	cnt = fek_alloc(g->ncell + 1, sizeof *cnt);
+
+	for (long long base = 0; base < par->nins; base += chunk) {
+		long n = par->nins - base < chunk ? (long)(par->nins - base) :
+		    chunk;
+
+#pragma omp parallel for schedule(static)
+		for (long k = 0; k < n; k++) {
+			double s[3];
+
+			fek_tpi_point(par->key, fid, (uint64_t)(base + k),
+			    &g->box, s, pos + 3 * k);
+			cell[k] = fek_tpi_cell(g, s);
+		}
+		memset(cnt, 0, (g->ncell + 1) * sizeof *cnt);
+		for (long k = 0; k < n; k++)
+			cnt[cell[k] + 1]++;
+		for (int c = 0; c < g->ncell; c++)
+			cnt[c + 1] += cnt[c];
+		for (long k = 0; k < n; k++)
+			order[cnt[cell[k]]++] = (int)k;
+#pragma omp parallel for schedule(static, 64)
+		for (long q = 0; q < n; q++) {
+			long k = order[q];
+
+			bu[k] = par->beta * (fek_tpi_energy(g, tf->rows, tf->atom,
+			    tf->cstart, tf->coef, pp->style, pp->tab, tf->single,
+			    pos + 3 * k, cell[k], -1) + tf->du_ins);
+		}
+		groups(bu, n, 0, part + base / FEK_TPI_GROUP);
+		histogram(par, bu, n, res->hins);
+		if (par->raw)
+			keep_raw(&res->u_ins, &res->capins, base, bu, n);
+	}
+	fek_tpi_merge(part, ng, 0, par->nins, res);
+	free(bu);
+	free(pos);
+	free(cell);
+	free(order);
+	free(cnt);
+	free(part);
+
+	/* deletions */
+	{
+		long n = par->del ? tf->ndel : 0;
+		long ngd = (n + FEK_TPI_GROUP - 1) / FEK_TPI_GROUP;
+
+		bu = fek_alloc(n > 0 ? n : 1, sizeof *bu);
+		part = fek_alloc(ngd > 0 ? ngd : 1, sizeof *part);
+#pragma omp parallel for schedule(static, 16)
+		for (long q = 0; q < n; q++) {
+			int j = tf->delidx[q];
+			double r[3] = { tf->atom[j].x, tf->atom[j].y,
+			    tf->atom[j].z }, s[3];
+
+			fek_box_frac(&g->box, r, s);
+			bu[q] = par->beta * (fek_tpi_energy(g, tf->rows,
+			    tf->atom, tf->cstart, tf->coef, pp->style, pp->tab,
+			    tf->single, r, fek_tpi_cell(g, s), j) + tf->du_del);
+		}
+		groups(bu, n, 1, part);
+		fek_tpi_merge(part, ngd, 1, n, res);
+		histogram(par, bu, n, res->hdel);
+		if (par->raw)
+			keep_raw(&res->u_del, &res->capdel, 0, bu, n);
+		free(bu);
+		free(part);
+	}
+	return 0;
+}
