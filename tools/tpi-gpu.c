@@ -383,7 +383,7 @@ main(int argc, char **argv)
 				    raw);
 				out.prov = cmd;
 				if (strcmp(units->temp, "K") == 0)
-					fek_hdr_add(&out.keys, "TEMP", "%.17g K",
+					fek_hdr_add(&out.keys, "TEMP", "%.17g",
 					    temp);
 				else
 					fek_hdr_add(&out.keys, "KT", "%.17g %s",
