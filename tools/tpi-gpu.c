@@ -157,7 +157,7 @@ main(int argc, char **argv)
 			raw = 1;
 			break;
 		case 'd':
-			nerr += fek_opt_device(optarg, &dev) < 0;
+			nerr += fek_opt_device(optarg, &dev);
 			break;
 		case 'n':
 			nerr += fek_opt_long(optarg, 0, 1L << 46, "-n", &nins);
