@@ -12,9 +12,10 @@
  *  - CUB's radix sort of (cell, insertion) pairs, so that the 32 threads
  *    of a warp mostly share a home cell: they walk the same neighbour
  *    runs in step and read the same particle at once (a broadcast);
- *  - k_energy: persistent blocks, the frame copied into shared memory
- *    where it fits, each thread recomputing its insertion's position and
- *    writing beta u by insertion index;
+ *  - k_energy: persistent blocks, the frame (the single-precision copies
+ *    fek_tpi_energy screens with) and the cell starts copied into shared
+ *    memory where they fit, each thread recomputing its insertion's
+ *    position and writing beta u by insertion index;
  *  - k_groups: the fixed-order sums of each group of FEK_TPI_GROUP moves
  *    (the tree of lib/tpi/sums.c), and k_hist the histogram (shared
  *    memory counts, added to global memory once a block).
@@ -51,12 +52,11 @@ struct fek_tpi_gpu {
 	struct fek_tpi_gpu_stats st;
 	/* the frame */
 	struct fek_tpi_atom *atom;
-	float4 *af;			/* float copies of the positions */
-	float4 *haf;			/* their host staging (pinned) */
+	struct fek_tpi_atomf *af;	/* float copies of the positions */
 	int *cstart, *delidx;
 	struct fek_tpi_row *rows;
 	struct fek_pair_coef *coef;	/* the inserted type's, with each */
-	long cap_atom, cap_af, cap_haf, cap_cell, cap_row, cap_del;
+	long cap_atom, cap_af, cap_cell, cap_row, cap_del;
 	double *tab;
 	/* a chunk */
 	int *cell, *kidx, *cell_s, *kidx_s;
@@ -78,7 +78,6 @@ struct kframe {
 	double beta, du;
 	uint64_t key, fid;
 	long long base;
-	float rcf2;			/* the single-precision screen */
 	unsigned rows_bytes, cells_bytes;	/* shared memory layout */
 };
 
@@ -121,84 +120,6 @@ k_points(long n, struct kframe kf, int *cell, int *kidx)
 	kidx[k] = (int)k;
 }
 
-/*
- * The energy of a test particle at r, as fek_tpi_energy (tpi_eval.h) sums
- * it, term by term in the same order, with one difference in how the
- * candidates are screened: first in single precision, from float copies
- * of the positions af (x, y, z and the type's bits), against a radius
- * wider than the cutoff by more than single precision's error (rcf2);
- * only the candidates that pass are tested again and summed in double
- * precision from atom.  A candidate within the cutoff always passes, so
- * the terms summed are fek_tpi_energy's.  This halves the double
- * precision work and the bytes read per candidate (16 instead of 24).
- */
-template <bool SINGLE> __device__ __forceinline__ double
-energy_screened(const struct fek_tpi_grid *g, const struct fek_tpi_row *rows,
-    const float4 *af, const struct fek_tpi_atom *atom, const int *cstart,
-    const struct fek_pair_coef *coef, int style, const double *tab,
-    const double *r, int h, int skip, float rcf2)
-{
-	const struct fek_box *b = &g->box;
-	const int nx = g->nc[0], ny = g->nc[1], nz = g->nc[2];
-	const int hx = h % nx, hy = (h / nx) % ny, hz = h / (nx * ny);
-	double u = 0;
-
-	for (int q = 0; q < g->nrow; q++) {
-		int cy = hy + rows[q].dy, cz = hz + rows[q].dz;
-		int wy = fek_tpi_wrap(&cy, ny), wz = fek_tpi_wrap(&cz, nz);
-		int xend = hx + rows[q].dx1;
-		double py = r[1] - (wy * b->ly + wz * b->yz);
-		double pz = r[2] - wz * b->lz;
-		double pxb = r[0] - (wy * b->xy + wz * b->xz);
-		int base;
-
-		base = nx * (cy + ny * cz);
-		for (int cx = hx + rows[q].dx0; cx <= xend;) {
-			int c0 = cx, wx = fek_tpi_wrap(&c0, nx);
-			int run = nx - c0;
-			int j0, j1, self;
-			double px = pxb - wx * b->lx;
-			float pxf = (float)px, pyf = (float)py, pzf = (float)pz;
-
-			if (run > xend - cx + 1)
-				run = xend - cx + 1;
-			j0 = cstart[base + c0];
-			j1 = cstart[base + c0 + run];
-			self = (wx == 0 && wy == 0 && wz == 0) ? skip : -1;
-			for (int j = j0; j < j1; j++) {
-				float4 a = af[j];
-				float dxf = pxf - a.x, dyf = pyf - a.y;
-				float dzf = pzf - a.z;
-
-				if (dxf * dxf + dyf * dyf + dzf * dzf < rcf2) {
-					double dx = px - atom[j].x;
-					double dy = py - atom[j].y;
-					double dz = pz - atom[j].z;
-					double r2 = dx * dx + dy * dy + dz * dz;
-					const struct fek_pair_coef *c = SINGLE ?
-					    coef : &coef[__float_as_int(a.w)];
-
-					if (r2 < c->rc2 && j != self) {
-						if (SINGLE) {
-							double ir2 = 1.0 / r2;
-							double ir6 = ir2 * ir2 * ir2;
-
-							u += (c->c12 * ir6 -
-							    c->c6) * ir6 -
-							    c->ushift;
-						} else {
-							u += fek_tpi_pair_u(style,
-							    c, tab, r2);
-						}
-					}
-				}
-			}
-			cx += run;
-		}
-	}
-	return u;
-}
-
 /* Shared memory of k_energy: coefficients and rows, then, where they
  * fit, the cell starts and the float copies of the positions. */
 static size_t
@@ -219,12 +140,12 @@ energy_smem(const struct fek_tpi_grid *g, long n, int with_atoms)
 	size_t b = FEK_PMD_MAXTYPES * sizeof(struct fek_pair_coef) +
 	    rows_bytes(g);
 
-	return b + (with_atoms ? cells_bytes(g) + (size_t)n * sizeof(float4) :
+	return b + (with_atoms ? cells_bytes(g) + (size_t)n * sizeof(struct fek_tpi_atomf) :
 	    0);
 }
 
 template <bool SMEM, bool SINGLE> __global__ void
-k_energy(long n, struct kframe kf, const float4 *af_g,
+k_energy(long n, struct kframe kf, const struct fek_tpi_atomf *af_g,
     const struct fek_tpi_atom *atom, const int *cstart_g,
     const struct fek_tpi_row *rows_g, const struct fek_pair_coef *coef_g,
     const double *tab, const int *cell_s, const int *kidx_s, double *bu)
@@ -234,8 +155,9 @@ k_energy(long n, struct kframe kf, const float4 *af_g,
 	struct fek_tpi_row *rows = (struct fek_tpi_row *)(coef +
 	    FEK_PMD_MAXTYPES);
 	int *cstart_s = (int *)((char *)rows + kf.rows_bytes);
-	float4 *af_s = (float4 *)((char *)cstart_s + kf.cells_bytes);
-	const float4 *af = SMEM ? af_s : af_g;
+	struct fek_tpi_atomf *af_s = (struct fek_tpi_atomf *)((char *)cstart_s +
+	    kf.cells_bytes);
+	const struct fek_tpi_atomf *af = SMEM ? af_s : af_g;
 	const int *cstart = SMEM ? cstart_s : cstart_g;
 
 	for (int i = threadIdx.x; i < FEK_PMD_MAXTYPES; i += blockDim.x)
@@ -256,15 +178,15 @@ k_energy(long n, struct kframe kf, const float4 *af_g,
 
 		fek_tpi_point(kf.key, kf.fid, (uint64_t)(kf.base + k),
 		    &kf.g.box, s, r);
-		u = energy_screened<SINGLE>(&kf.g, rows, af, atom, cstart,
-		    coef, kf.style, tab, r, cell_s[q], -1, kf.rcf2);
+		u = fek_tpi_energy(&kf.g, rows, af, atom, cstart, coef,
+		    kf.style, tab, SINGLE, r, cell_s[q], -1);
 		bu[k] = kf.beta * (u + kf.du);
 	}
 }
 
 /* Deletion q: particle delidx[q] of the sorted frame. */
 __global__ void
-k_delete(long n, struct kframe kf, const float4 *af,
+k_delete(long n, struct kframe kf, const struct fek_tpi_atomf *af,
     const struct fek_tpi_atom *atom, const int *cstart,
     const struct fek_tpi_row *rows, const struct fek_pair_coef *coef,
     const double *tab, const int *delidx, double *bu)
@@ -280,10 +202,8 @@ k_delete(long n, struct kframe kf, const float4 *af,
 	r[1] = atom[j].y;
 	r[2] = atom[j].z;
 	fek_box_frac(&kf.g.box, r, s);
-	u = kf.single ? energy_screened<true>(&kf.g, rows, af, atom, cstart,
-	    coef, kf.style, tab, r, fek_tpi_cell(&kf.g, s), j, kf.rcf2) :
-	    energy_screened<false>(&kf.g, rows, af, atom, cstart, coef,
-	    kf.style, tab, r, fek_tpi_cell(&kf.g, s), j, kf.rcf2);
+	u = fek_tpi_energy(&kf.g, rows, af, atom, cstart, coef, kf.style, tab,
+	    kf.single, r, fek_tpi_cell(&kf.g, s), j);
 	bu[q] = kf.beta * (u + kf.du);
 }
 
@@ -439,26 +359,9 @@ upload(struct fek_tpi_gpu *g, const struct fek_tpi_frame *tf)
 	if (tf->ndel > 0)
 		CK(cudaMemcpy(g->delidx, tf->delidx, tf->ndel * sizeof(int),
 		    cudaMemcpyHostToDevice), "deletions");
-	if (need > g->cap_haf) {
-		cudaFreeHost(g->haf);
-		g->haf = NULL;
-		g->cap_haf = g->cap_af;
-		CK(cudaMallocHost((void **)&g->haf, g->cap_haf * sizeof(float4)),
-		    "particles");
-	}
-	for (long i = 0; i < tf->n; i++) {
-		const struct fek_tpi_atom *a = &tf->atom[i];
-		float4 v;
-
-		v.x = (float)a->x;
-		v.y = (float)a->y;
-		v.z = (float)a->z;
-		memcpy(&v.w, &a->type, sizeof v.w);
-		g->haf[i] = v;
-	}
 	CK(cudaMemcpy(g->atom, tf->atom, tf->n * sizeof *tf->atom,
 	    cudaMemcpyHostToDevice), "particles");
-	CK(cudaMemcpy(g->af, g->haf, tf->n * sizeof(float4),
+	CK(cudaMemcpy(g->af, tf->atomf, tf->n * sizeof *tf->atomf,
 	    cudaMemcpyHostToDevice), "particles");
 	CK(cudaMemcpy(g->cstart, tf->cstart, (tf->g.ncell + 1) *
 	    sizeof *tf->cstart, cudaMemcpyHostToDevice), "cells");
@@ -525,18 +428,6 @@ fek_tpi_gpu_frame(struct fek_tpi_gpu *g, const struct fek_tpi_frame *tf,
 	kf.key = par->key;
 	kf.rows_bytes = (unsigned)rows_bytes(&tf->g);
 	kf.cells_bytes = (unsigned)cells_bytes(&tf->g);
-	{
-		/* the screen: single precision's error in a distance between
-		 * points of coordinates up to about lmax is under 4 ulp(lmax),
-		 * so a margin of 2^-20 lmax is safe */
-		const struct fek_box *b = &tf->g.box;
-		double rc = sqrt(tf->g.rc2max), lmax = 2 * (fabs(b->lo[0]) +
-		    fabs(b->lo[1]) + fabs(b->lo[2]) + b->lx + b->ly + b->lz +
-		    fabs(b->xy) + fabs(b->xz) + fabs(b->yz) + rc);
-		double m = rc + lmax * 9.5367431640625e-07;
-
-		kf.rcf2 = nextafterf((float)(m * m), INFINITY);
-	}
 	kf.fid = fid;
 
 	/* insertions */
@@ -662,7 +553,6 @@ fek_tpi_gpu_free(struct fek_tpi_gpu *g)
 		return;
 	cudaFree(g->atom);
 	cudaFree(g->af);
-	cudaFreeHost(g->haf);
 	cudaFree(g->cstart);
 	cudaFree(g->delidx);
 	cudaFree(g->rows);

@@ -113,9 +113,32 @@ fek_tpi_frame_prepare(struct fek_tpi_frame *tf, const struct fek_frame *f,
 	ortho = g->box.xy == 0 && g->box.xz == 0 && g->box.yz == 0;
 	g->nrow = (int)make_rows(tf, m, cw, rc, ortho);
 	g->rc2max = rc * rc;
+	{
+		/* the screen (tpi_eval.h): single precision's error in a
+		 * distance between points of coordinates up to about lmax is
+		 * under 4 ulp(lmax), so a margin of 2^-20 lmax is safe */
+		const struct fek_box *b = &g->box;
+		double lmax = 2 * (fabs(b->lo[0]) + fabs(b->lo[1]) +
+		    fabs(b->lo[2]) + b->lx + b->ly + b->lz + fabs(b->xy) +
+		    fabs(b->xz) + fabs(b->yz) + rc);
+		double mg = rc + lmax * 9.5367431640625e-07;
+
+		g->rcf2 = nextafterf((float)(mg * mg), INFINITY);
+	}
 
 	/* wrap, find cells, sort (stable: the frame's order within a cell) */
-	tf->atom = grow(tf->atom, &tf->cap, n, sizeof *tf->atom);
+	{
+		long cap = tf->cap;
+
+		tf->atom = grow(tf->atom, &tf->cap, n, sizeof *tf->atom);
+		if (tf->cap != cap) {
+			free(tf->atomf);
+			tf->atomf = aligned_alloc(16, (size_t)tf->cap *
+			    sizeof *tf->atomf);
+			if (tf->atomf == NULL)
+				fek_errx(FEK_EX_SOFTWARE, "out of memory");
+		}
+	}
 	tf->delidx = realloc(tf->delidx, (n > 0 ? n : 1) * sizeof *tf->delidx);
 	tf->cstart = grow(tf->cstart, &tf->capcell, g->ncell + 1,
 	    sizeof *tf->cstart);
@@ -149,6 +172,10 @@ fek_tpi_frame_prepare(struct fek_tpi_frame *tf, const struct fek_frame *f,
 		a->z = xw[3 * i + 2];
 		a->type = f->type[i];
 		a->orig = (int)i;
+		tf->atomf[j].x = (float)a->x;
+		tf->atomf[j].y = (float)a->y;
+		tf->atomf[j].z = (float)a->z;
+		tf->atomf[j].type = a->type;
 		if (f->type[i] == par->itype)
 			tf->delidx[tf->ndel++] = (int)j;
 	}
@@ -186,6 +213,7 @@ fek_tpi_frame_free(struct fek_tpi_frame *tf)
 {
 	free(tf->rows);
 	free(tf->atom);
+	free(tf->atomf);
 	free(tf->cstart);
 	free(tf->delidx);
 	memset(tf, 0, sizeof *tf);

@@ -99,9 +99,10 @@ fek_tpi_cpu(const struct fek_tpi_frame *tf, const struct fek_tpi_par *par,
 		for (long q = 0; q < n; q++) {
 			long k = order[q];
 
-			bu[k] = par->beta * (fek_tpi_energy(g, tf->rows, tf->atom,
-			    tf->cstart, tf->coef, pp->style, pp->tab, tf->single,
-			    pos + 3 * k, cell[k], -1) + tf->du_ins);
+			bu[k] = par->beta * (fek_tpi_energy(g, tf->rows,
+			    tf->atomf, tf->atom, tf->cstart, tf->coef,
+			    pp->style, pp->tab, tf->single, pos + 3 * k,
+			    cell[k], -1) + tf->du_ins);
 		}
 		groups(bu, n, 0, part + base / FEK_TPI_GROUP);
 		histogram(par, bu, n, res->hins);
@@ -131,8 +132,9 @@ fek_tpi_cpu(const struct fek_tpi_frame *tf, const struct fek_tpi_par *par,
 
 			fek_box_frac(&g->box, r, s);
 			bu[q] = par->beta * (fek_tpi_energy(g, tf->rows,
-			    tf->atom, tf->cstart, tf->coef, pp->style, pp->tab,
-			    tf->single, r, fek_tpi_cell(g, s), j) + tf->du_del);
+			    tf->atomf, tf->atom, tf->cstart, tf->coef,
+			    pp->style, pp->tab, tf->single, r,
+			    fek_tpi_cell(g, s), j) + tf->du_del);
 		}
 		groups(bu, n, 1, part);
 		fek_tpi_merge(part, ngd, 1, n, res);

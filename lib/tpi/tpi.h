@@ -50,6 +50,7 @@ struct fek_tpi_frame {
 	struct fek_tpi_grid g;
 	struct fek_tpi_row *rows;	/* g.nrow */
 	struct fek_tpi_atom *atom;	/* n, sorted by cell */
+	struct fek_tpi_atomf *atomf;	/* their single-precision copies */
 	int *cstart;			/* g.ncell + 1 */
 	long n;
 	long ndel;			/* particles of the inserted type */
@@ -63,7 +64,8 @@ struct fek_tpi_frame {
 	long cap, capcell, caprow;
 };
 
-/* Prepare f for the moves of par (cells of at least rc / par->sub).
+/* Prepare f for the moves of par (cells of at least rc / par->sub,
+ * the single-precision copies and screen of fek_tpi_energy).
  * -1 with fek_seterr(65) when a particle type has no pair coefficients
  * (type beyond the potential's). */
 int	fek_tpi_frame_prepare(struct fek_tpi_frame *tf, const struct fek_frame *f,

@@ -61,6 +61,7 @@ struct fek_tpi_grid {
 	int ncell;			/* nc[0] nc[1] nc[2] */
 	int nrow;
 	double rc2max;			/* the largest cutoff, squared */
+	float rcf2;			/* the single-precision screen */
 };
 
 /* Insertion k of frame f: fractional s and Cartesian r. */
@@ -137,6 +138,19 @@ fek_tpi_pair_u(int style, const struct fek_pair_coef *c, const double *tab,
 	return fek_pair_lj(c, r2, &fr);
 }
 
+/* A particle's position in single precision and its type: what the
+ * energy loop screens candidates with (16 bytes, one load on the GPU). */
+#ifdef __cplusplus
+#define FEK_ALIGN16 alignas(16)
+#else
+#define FEK_ALIGN16 _Alignas(16)
+#endif
+struct fek_tpi_atomf {
+	FEK_ALIGN16 float x;
+	float y, z;
+	int type;
+};
+
 /*
  * The energy of a test particle at r (Cartesian, in the cell), home cell
  * h, with the sorted atoms: coef[t] are its coefficients with type t.
@@ -144,16 +158,25 @@ fek_tpi_pair_u(int style, const struct fek_pair_coef *c, const double *tab,
  * zero-offset image is left out), or -1.  single: every atom has type 0
  * and the pair is plain LJ (the loop skips the type lookup).  Returns
  * the energy (+inf for an overlap with a table's core).
+ *
+ * Candidates are screened first in single precision, from af (the
+ * atoms' float copies), against rcf2, a radius wider than the cutoff by
+ * more than single precision's error (frame.c); only those that pass are
+ * tested again and summed in double precision from atom.  A candidate
+ * within the cutoff always passes, so the sum is the double-precision
+ * one, term for term; the screen halves the double-precision work and
+ * the bytes read per candidate on the GPU.
  */
 FEK_HD double
 fek_tpi_energy(const struct fek_tpi_grid *g, const struct fek_tpi_row *rows,
-    const struct fek_tpi_atom *atom, const int *cstart,
-    const struct fek_pair_coef *coef, int style, const double *tab,
-    int single, const double *r, int h, int skip)
+    const struct fek_tpi_atomf *af, const struct fek_tpi_atom *atom,
+    const int *cstart, const struct fek_pair_coef *coef, int style,
+    const double *tab, int single, const double *r, int h, int skip)
 {
 	const struct fek_box *b = &g->box;
 	const int nx = g->nc[0], ny = g->nc[1], nz = g->nc[2];
 	const int hx = h % nx, hy = (h / nx) % ny, hz = h / (nx * ny);
+	const float rcf2 = g->rcf2;
 	double u = 0;
 
 	for (int q = 0; q < g->nrow; q++) {
@@ -164,50 +187,44 @@ fek_tpi_energy(const struct fek_tpi_grid *g, const struct fek_tpi_row *rows,
 		double py = r[1] - (wy * b->ly + wz * b->yz);
 		double pz = r[2] - wz * b->lz;
 		double pxb = r[0] - (wy * b->xy + wz * b->xz);
-		int base;
+		int base = nx * (cy + ny * cz);
 
-		base = nx * (cy + ny * cz);
 		for (int cx = hx + rows[q].dx0; cx <= xend;) {
 			int c0 = cx, wx = fek_tpi_wrap(&c0, nx);
 			int run = nx - c0;	/* cells to the wrap */
-			int c1, j0, j1, self;
+			int j0, j1, self;
 			double px = pxb - wx * b->lx;
+			float pxf = (float)px, pyf = (float)py, pzf = (float)pz;
 
 			if (run > xend - cx + 1)
 				run = xend - cx + 1;
-			c1 = c0 + run - 1;
 			j0 = cstart[base + c0];
-			j1 = cstart[base + c1 + 1];
+			j1 = cstart[base + c0 + run];
 			self = (wx == 0 && wy == 0 && wz == 0) ? skip : -1;
-			if (single) {
-				const struct fek_pair_coef *c = coef;
+			for (int j = j0; j < j1; j++) {
+				struct fek_tpi_atomf a = af[j];
+				float dxf = pxf - a.x, dyf = pyf - a.y;
+				float dzf = pzf - a.z;
+				double dx, dy, dz, r2;
+				const struct fek_pair_coef *c;
 
-				for (int j = j0; j < j1; j++) {
-					double dx = px - atom[j].x;
-					double dy = py - atom[j].y;
-					double dz = pz - atom[j].z;
-					double r2 = dx * dx + dy * dy + dz * dz;
+				if (!(dxf * dxf + dyf * dyf + dzf * dzf < rcf2))
+					continue;
+				dx = px - atom[j].x;
+				dy = py - atom[j].y;
+				dz = pz - atom[j].z;
+				r2 = dx * dx + dy * dy + dz * dz;
+				c = single ? coef : &coef[a.type];
+				if (!(r2 < c->rc2) || j == self)
+					continue;
+				if (single) {
+					double ir2 = 1.0 / r2;
+					double ir6 = ir2 * ir2 * ir2;
 
-					if (r2 < c->rc2 && j != self) {
-						double ir2 = 1.0 / r2;
-						double ir6 = ir2 * ir2 * ir2;
-
-						u += (c->c12 * ir6 - c->c6) * ir6 -
-						    c->ushift;
-					}
-				}
-			} else {
-				for (int j = j0; j < j1; j++) {
-					double dx = px - atom[j].x;
-					double dy = py - atom[j].y;
-					double dz = pz - atom[j].z;
-					double r2 = dx * dx + dy * dy + dz * dz;
-					const struct fek_pair_coef *c =
-					    &coef[atom[j].type];
-
-					if (r2 < c->rc2 && j != self)
-						u += fek_tpi_pair_u(style, c, tab,
-						    r2);
+					u += (c->c12 * ir6 - c->c6) * ir6 -
+					    c->ushift;
+				} else {
+					u += fek_tpi_pair_u(style, c, tab, r2);
 				}
 			}
 			cx += run;
