@@ -1,0 +1,472 @@
+/*
+ * bd-step - rigid-body Brownian dynamics of two solutes on electrostatic
+ * grids, for association rates by the NAM method: Sakalli (2008),
+ * "Parallelization Strategies for a Brownian dynamics algorithm" (the
+ * SDA loop, the grid sum-product, many simulations at once on the GPU);
+ * Northrup, Allison and McCammon, J. Chem. Phys. 80, 1517 (1984).
+ * Two PQR files and their APBS grids in, one row per trajectory out
+ * (fek(5) "bdtraj"), for bd-rate(1).  The numerics are in lib/bd/ (CPU)
+ * and kernels/bd.cu (GPU).
+ */
+#include <getopt.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fek.h"
+#include "stream.h"
+#include "dcd.h"
+#include "bd/bd.h"
+#include "bd/bd_output.h"
+#include "../kernels/bd.cuh"
+
+static void
+usage(void)
+{
+	fprintf(stderr, "usage: bd-step [-Tqv] [-d cpu|gpu|auto] [-f first] "
+	    "[-n trajectories] [-s seed]\n"
+	    "               [-t temperature] [--bsphere b] [--contacts n] "
+	    "[--dcd file]\n"
+	    "               [--dh-radius aA:aB] [--diff DA:DB] [--dt min:max] "
+	    "[--dt-range r1:r2]\n"
+	    "               [--eps eps] [--excl-spacing h] [--ionic I] "
+	    "[--log file]\n"
+	    "               [--log-every k] [--log-traj n] [--max-steps n] "
+	    "[--probe p]\n"
+	    "               [--qsphere q] [--radius aA:aB] [--rdiff DrA:DrB] "
+	    "[--rxn-dist d]\n"
+	    "               [--viscosity eta] A.pqr A.dx|- B.pqr B.dx|- "
+	    "contacts\n");
+	exit(FEK_EX_USAGE);
+}
+
+enum {
+	OPT_BSPHERE = 300, OPT_CONTACTS, OPT_DCD, OPT_DH, OPT_DIFF, OPT_DT,
+	OPT_DTRANGE, OPT_EPS, OPT_XH, OPT_IONIC, OPT_LOG, OPT_LOGEVERY,
+	OPT_LOGTRAJ, OPT_MAXSTEPS, OPT_PROBE, OPT_QSPHERE, OPT_RADIUS,
+	OPT_RDIFF, OPT_RXNDIST, OPT_VISC, OPT_VERSION
+};
+
+/* "a:b", both in [lo, hi]; with strict, a < b. */
+static int
+opt_pair(const char *arg, double lo, double hi, int strict, const char *what,
+    double *v)
+{
+	char *e;
+
+	v[0] = strtod(arg, &e);
+	if (e == arg || *e != ':')
+		goto bad;
+	arg = e + 1;
+	v[1] = strtod(arg, &e);
+	if (e == arg || *e != '\0' || !(v[0] >= lo && v[0] <= hi) ||
+	    !(v[1] >= lo && v[1] <= hi) || (strict && !(v[0] < v[1])))
+		goto bad;
+	return 0;
+bad:
+	fek_warnx("%s: '%s' is not a:b with both in [%g, %g]%s", what, arg, lo,
+	    hi, strict ? " and a < b" : "");
+	return 1;
+}
+
+/* --log and --dcd: the taken configurations of the logged trajectories. */
+struct logger {
+	struct fek_writer w;
+	struct fek_header h;
+	int have_log;
+	struct fek_dcd *dcd;
+	const struct fek_bd_system *x;
+	long every;
+	double *xyz;			/* B's atoms in A's file frame */
+};
+
+static int
+log_state(void *ctx, int64_t traj, const struct fek_bd_state *st)
+{
+	struct logger *lg = ctx;
+
+	if (st->step % lg->every != 0)
+		return 0;
+	if (lg->have_log) {
+		double row[15] = { (double)traj, (double)st->step, st->t,
+		    st->r[0], st->r[1], st->r[2], st->qa[0], st->qa[1],
+		    st->qa[2], st->qa[3], st->qb[0], st->qb[1], st->qb[2],
+		    st->qb[3], st->U };
+
+		if (fek_write_rows(&lg->w, row, 1) != 0)
+			return -1;
+	}
+	if (lg->dcd) {
+		const struct fek_bd_solute *A = &lg->x->s[0], *B = &lg->x->s[1];
+		double RA[9], RB[9], p[3], y[3];
+
+		fek_bd_quat_matrix(st->qa, RA);
+		fek_bd_quat_matrix(st->qb, RB);
+		for (long j = 0; j < B->pqr.n; j++) {
+			fek_bd_mul(RB, B->a + 3 * j, p);
+			for (int d = 0; d < 3; d++)
+				p[d] += st->r[d];
+			fek_bd_mul_t(RA, p, y);
+			for (int d = 0; d < 3; d++)
+				lg->xyz[3 * j + d] = y[d] + A->centre[d];
+		}
+		if (fek_dcd_frame(lg->dcd, lg->xyz, 3) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int progress_on;
+
+static void
+show_progress(int64_t done, int64_t n)
+{
+	if (progress_on)
+		fprintf(stderr, "\rbd-step: %lld of %lld trajectories",
+		    (long long)done, (long long)n);
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct option lopts[] = {
+		{ "bsphere", required_argument, NULL, OPT_BSPHERE },
+		{ "contacts", required_argument, NULL, OPT_CONTACTS },
+		{ "dcd", required_argument, NULL, OPT_DCD },
+		{ "dh-radius", required_argument, NULL, OPT_DH },
+		{ "diff", required_argument, NULL, OPT_DIFF },
+		{ "dt", required_argument, NULL, OPT_DT },
+		{ "dt-range", required_argument, NULL, OPT_DTRANGE },
+		{ "eps", required_argument, NULL, OPT_EPS },
+		{ "excl-spacing", required_argument, NULL, OPT_XH },
+		{ "ionic", required_argument, NULL, OPT_IONIC },
+		{ "log", required_argument, NULL, OPT_LOG },
+		{ "log-every", required_argument, NULL, OPT_LOGEVERY },
+		{ "log-traj", required_argument, NULL, OPT_LOGTRAJ },
+		{ "max-steps", required_argument, NULL, OPT_MAXSTEPS },
+		{ "probe", required_argument, NULL, OPT_PROBE },
+		{ "qsphere", required_argument, NULL, OPT_QSPHERE },
+		{ "radius", required_argument, NULL, OPT_RADIUS },
+		{ "rdiff", required_argument, NULL, OPT_RDIFF },
+		{ "rxn-dist", required_argument, NULL, OPT_RXNDIST },
+		{ "viscosity", required_argument, NULL, OPT_VISC },
+		{ "version", no_argument, NULL, OPT_VERSION },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct fek_bd_opts o;
+	struct fek_bd_system x;
+	struct fek_bd_outcome *out;
+	struct fek_bd_gpu *gpu = NULL;
+	struct fek_writer w;
+	struct fek_header h;
+	struct logger lg;
+	enum fek_device dev = FEK_DEV_AUTO, use;
+	const char *logpath = NULL, *dcdpath = NULL;
+	double v[2], t0, secs;
+	long ntraj = 1000, first = 0, seed = 1, need = 2, logtraj = 1;
+	long logevery = 1, maxsteps = 10000000;
+	long long count[4] = { 0, 0, 0, 0 }, steps = 0;
+	int text = 0, quiet = 0, verbose = 0, nerr = 0, c;
+	FILE *outfp;
+
+	fek_setprogname(argv[0]);
+	memset(&o, 0, sizeof o);
+	memset(&lg, 0, sizeof lg);
+	o.T = 298.15;
+	o.eps = 78.54;
+	o.dtmin = 0.5;
+	o.dtmax = 20.0;
+	o.probe = 1.4;
+	o.xh = 0.5;
+	o.rxn_dist = 5.5;
+	while ((c = getopt_long(argc, argv, "d:f:n:qs:Tt:v", lopts, NULL)) !=
+	    -1) {
+		switch (c) {
+		case 'd':
+			nerr += fek_opt_device(optarg, &dev);
+			break;
+		case 'f':
+			nerr += fek_opt_long(optarg, 0, 1L << 52, "-f", &first);
+			break;
+		case 'n':
+			nerr += fek_opt_long(optarg, 1, 1L << 40, "-n", &ntraj);
+			break;
+		case 'q':
+			quiet = 1;
+			break;
+		case 's':
+			nerr += fek_opt_long(optarg, 0, 0x7fffffffffffffffL,
+			    "-s", &seed);
+			break;
+		case 'T':
+			text = 1;
+			break;
+		case 't':
+			nerr += fek_opt_double(optarg, 200, 500,
+			    "-t (temperature, K)", &o.T);
+			break;
+		case 'v':
+			verbose = 1;
+			break;
+		case OPT_BSPHERE:
+			nerr += fek_opt_double(optarg, 1e-3, 1e6, "--bsphere",
+			    &o.b);
+			break;
+		case OPT_CONTACTS:
+			nerr += fek_opt_long(optarg, 1, FEK_BD_NEEDMAX,
+			    "--contacts", &need);
+			break;
+		case OPT_DCD:
+			dcdpath = optarg;
+			break;
+		case OPT_DH:
+			nerr += opt_pair(optarg, 0, 1e4, 0, "--dh-radius",
+			    o.dh_radius);
+			o.have_dh = 1;
+			break;
+		case OPT_DIFF:
+			nerr += opt_pair(optarg, 0, 1e3, 0, "--diff", o.D);
+			o.have_D = 1;
+			break;
+		case OPT_DT:
+			nerr += opt_pair(optarg, 1e-6, 1e6, 0, "--dt", v);
+			o.dtmin = v[0];
+			o.dtmax = v[1];
+			if (v[1] < v[0]) {
+				fek_warnx("--dt: max %g below min %g", v[1],
+				    v[0]);
+				nerr++;
+			}
+			break;
+		case OPT_DTRANGE:
+			nerr += opt_pair(optarg, 0, 1e6, 1, "--dt-range", v);
+			o.r1 = v[0];
+			o.r2 = v[1];
+			o.have_range = 1;
+			break;
+		case OPT_EPS:
+			nerr += fek_opt_double(optarg, 1, 1e4, "--eps", &o.eps);
+			break;
+		case OPT_XH:
+			nerr += fek_opt_double(optarg, 0.05, 5,
+			    "--excl-spacing", &o.xh);
+			break;
+		case OPT_IONIC:
+			nerr += fek_opt_double(optarg, 0, 10, "--ionic (mol/L)",
+			    &o.ionic);
+			o.have_ionic = 1;
+			break;
+		case OPT_LOG:
+			logpath = optarg;
+			break;
+		case OPT_LOGEVERY:
+			nerr += fek_opt_long(optarg, 1, 1L << 40,
+			    "--log-every", &logevery);
+			break;
+		case OPT_LOGTRAJ:
+			nerr += fek_opt_long(optarg, 1, 1L << 40, "--log-traj",
+			    &logtraj);
+			break;
+		case OPT_MAXSTEPS:
+			nerr += fek_opt_long(optarg, 1, 1L << 50,
+			    "--max-steps", &maxsteps);
+			break;
+		case OPT_PROBE:
+			nerr += fek_opt_double(optarg, 0, 10, "--probe",
+			    &o.probe);
+			break;
+		case OPT_QSPHERE:
+			nerr += fek_opt_double(optarg, 1e-3, 1e7, "--qsphere",
+			    &o.q);
+			break;
+		case OPT_RADIUS:
+			nerr += opt_pair(optarg, 0.5, 1e4, 0, "--radius",
+			    o.radius);
+			o.have_radius = 1;
+			break;
+		case OPT_RDIFF:
+			nerr += opt_pair(optarg, 0, 10, 0, "--rdiff", o.Dr);
+			o.have_Dr = 1;
+			break;
+		case OPT_RXNDIST:
+			nerr += fek_opt_double(optarg, 1e-3, 1e4, "--rxn-dist",
+			    &o.rxn_dist);
+			break;
+		case OPT_VISC:
+			nerr += fek_opt_double(optarg, 1e-6, 10,
+			    "--viscosity (Pa s)", &o.eta);
+			break;
+		case OPT_VERSION:
+			fek_version_exit();
+		default:
+			usage();
+		}
+	}
+	argc -= optind;
+	argv += optind;
+	if (argc != 5) {
+		if (nerr == 0)
+			fek_warnx("need A.pqr A.dx B.pqr B.dx contacts (a grid "
+			    "may be -)");
+		usage();
+	}
+	if (nerr)
+		usage();
+	if (o.have_range && (o.r1 < 0 || o.r2 <= o.r1))
+		usage();
+	if ((logpath || dcdpath) && dev == FEK_DEV_GPU)
+		fek_errx(FEK_EX_USAGE, "--log and --dcd run on the CPU (-d cpu)");
+	o.pqr[0] = argv[0];
+	o.dx[0] = strcmp(argv[1], "-") ? argv[1] : NULL;
+	o.pqr[1] = argv[2];
+	o.dx[1] = strcmp(argv[3], "-") ? argv[3] : NULL;
+	o.rxn = argv[4];
+	o.need = (int)need;
+	o.maxsteps = maxsteps;
+	o.seed = (uint64_t)seed;
+	if (fek_bd_system_build(&x, &o) != 0)
+		fek_die();
+	if (logpath || dcdpath)
+		dev = FEK_DEV_CPU;
+	if (fek_device_resolve(dev, 1, &use) != 0)
+		fek_die();
+	if (verbose) {
+		for (int k = 0; k < 2; k++)
+			fprintf(stderr, "bd-step: solute %c: %ld atoms, net "
+			    "charge %+.4f e, reach %.2f A, R_g %.2f A, grid "
+			    "%s, hydrodynamic radius %.2f A, D %.5g A^2/ps, "
+			    "D_r %.5g rad^2/ps\n", 'A' + k, x.s[k].pqr.n,
+			    x.s[k].qnet, x.s[k].reach, x.s[k].rg,
+			    x.s[k].has_pot ? o.dx[k] : "none", x.hydro[k],
+			    x.s[k].D, x.s[k].Dr);
+		fprintf(stderr, "bd-step: T %g K, eps %g, Bjerrum length %.4f "
+		    "A, ionic strength %g M, Debye length %.4g A\n", o.T, o.eps,
+		    x.lB, o.have_ionic ? o.ionic : 0.0, x.kappa > 0 ?
+		    1.0 / x.kappa : INFINITY);
+		fprintf(stderr, "bd-step: b %g A, q %g A, k_D(b) %.6g A^3/ps "
+		    "(%.6g M^-1 s^-1), k_D(q) %.6g A^3/ps; dt %g ps below %g "
+		    "A to %g ps beyond %g A\n", x.sys.b, x.sys.qrad, x.kdb,
+		    x.kdb * FEK_BD_A3PS_TO_MS, x.kdq, x.sys.dtmin, x.sys.r1,
+		    x.sys.dtmax, x.sys.r2);
+		fprintf(stderr, "bd-step: reaction: %d of %d contacts within "
+		    "%g A (%d atom pairs); %s\n", o.need, x.rxn.ncontact,
+		    o.rxn_dist, x.rxn.npair, fek_device_name(use));
+	}
+	outfp = fek_outbuf_open();
+	fek_writer_init(&w, outfp, text);
+	fek_bd_outcome_header(&h, &x, &o, argc + optind, argv - optind);
+	out = fek_alloc(ntraj, sizeof *out);
+	progress_on = !quiet && !verbose && isatty(STDERR_FILENO);
+	t0 = fek_seconds();
+	if (logpath || dcdpath) {
+		long nl = logtraj < ntraj ? logtraj : ntraj;
+		FILE *lfp = NULL;
+
+		lg.x = &x;
+		lg.every = logevery;
+		if (logpath) {
+			if ((lfp = fopen(logpath, "w")) == NULL)
+				fek_errx(FEK_EX_IOERR, "%s: cannot write",
+				    logpath);
+			fek_writer_init(&lg.w, lfp, text);
+			fek_hdr_init(&lg.h, "bdlog");
+			lg.h.rows = -1;
+			fek_hdr_addcol(&lg.h, "traj", FEK_I64, "");
+			fek_hdr_addcol(&lg.h, "step", FEK_I64, "");
+			fek_hdr_addcol(&lg.h, "time", FEK_F64, "ps");
+			fek_hdr_addcol(&lg.h, "x", FEK_F64, "A");
+			fek_hdr_addcol(&lg.h, "y", FEK_F64, "A");
+			fek_hdr_addcol(&lg.h, "z", FEK_F64, "A");
+			fek_hdr_addcol(&lg.h, "qa_w", FEK_F64, "");
+			fek_hdr_addcol(&lg.h, "qa_x", FEK_F64, "");
+			fek_hdr_addcol(&lg.h, "qa_y", FEK_F64, "");
+			fek_hdr_addcol(&lg.h, "qa_z", FEK_F64, "");
+			fek_hdr_addcol(&lg.h, "qb_w", FEK_F64, "");
+			fek_hdr_addcol(&lg.h, "qb_x", FEK_F64, "");
+			fek_hdr_addcol(&lg.h, "qb_y", FEK_F64, "");
+			fek_hdr_addcol(&lg.h, "qb_z", FEK_F64, "");
+			fek_hdr_addcol(&lg.h, "U", FEK_F64, "kT");
+			fek_hdr_copy_keys(&lg.h, &h);
+			if (fek_begin_section(&lg.w, &lg.h) != 0)
+				fek_die();
+			lg.have_log = 1;
+		}
+		if (dcdpath) {
+			lg.xyz = fek_alloc(3 * x.s[1].pqr.n, sizeof *lg.xyz);
+			lg.dcd = fek_dcd_open(dcdpath, x.s[1].pqr.n, 0,
+			    logevery, 0.0, "bd-step: solute B in A's frame");
+			if (lg.dcd == NULL)
+				fek_die();
+		}
+		for (long i = 0; i < nl; i++)
+			if (fek_bd_trajectory(&x.sys, first + i, &out[i],
+			    log_state, &lg) != 0)
+				fek_die();
+		if (lg.have_log && (fek_end_section(&lg.w) != 0 ||
+		    (fek_writer_free(&lg.w), fclose(lfp)) != 0))
+			fek_errx(FEK_EX_IOERR, "%s: write error", logpath);
+		if (lg.dcd && fek_dcd_close(lg.dcd) != 0)
+			fek_die();
+		if (nl < ntraj)
+			fek_bd_run_cpu(&x.sys, first + nl, ntraj - nl, out + nl,
+			    show_progress);
+	} else if (use == FEK_DEV_GPU) {
+		if ((gpu = fek_bd_gpu_new(&x.sys)) == NULL ||
+		    fek_bd_gpu_run(gpu, first, ntraj, out, show_progress) != 0)
+			fek_die();
+	} else {
+		fek_bd_run_cpu(&x.sys, first, ntraj, out, show_progress);
+	}
+	secs = fek_seconds() - t0;
+	if (progress_on)
+		fputc('\n', stderr);
+	for (long i = 0; i < ntraj; i++) {
+		count[out[i].fate]++;
+		steps += out[i].steps;
+	}
+	if (verbose) {
+		struct fek_bd_rate r;
+
+		memset(&r, 0, sizeof r);
+		r.reacted = count[FEK_BD_REACTED];
+		r.escaped = count[FEK_BD_ESCAPED];
+		fek_bd_rate_compute(&r, x.kdb, x.kdq);
+		fprintf(stderr, "bd-step: %ld trajectories in %.3f s (%.4g "
+		    "steps/s, %.4g trajectories/hour): %lld reacted, %lld "
+		    "escaped, %lld stuck, %lld without a start\n", ntraj,
+		    secs, steps / secs, ntraj / secs * 3600.0,
+		    count[FEK_BD_REACTED], count[FEK_BD_ESCAPED],
+		    count[FEK_BD_STUCK], count[FEK_BD_NOSTART]);
+		fprintf(stderr, "bd-step: beta %.6f [%.6f, %.6f], k_on %.5g "
+		    "M^-1 s^-1 [%.5g, %.5g]\n", r.beta, r.beta_lo, r.beta_hi,
+		    r.k, r.k_lo, r.k_hi);
+		if (gpu) {
+			struct fek_bd_gpu_stats st;
+
+			fek_bd_gpu_stats(gpu, &st);
+			fprintf(stderr, "bd-step: %s, %d warps, setup %.1f ms, "
+			    "run %.1f ms\n", st.device, st.warps, st.setup_ms,
+			    st.run_ms);
+		}
+	}
+	if (!quiet && count[FEK_BD_STUCK] > 0)
+		fek_warnx("%lld of %ld trajectories stuck after %ld steps "
+		    "(left out of beta; see --max-steps)",
+		    count[FEK_BD_STUCK], ntraj, maxsteps);
+	if (!quiet && count[FEK_BD_NOSTART] > 0)
+		fek_warnx("%lld trajectories found no start free of overlap "
+		    "on the b-sphere (b = %g A)", count[FEK_BD_NOSTART],
+		    x.sys.b);
+	if (fek_bd_write_outcomes(&w, &h, out, ntraj) != 0)
+		fek_die();
+	fek_outbuf_commit(outfp);
+	fek_writer_free(&w);
+	fek_hdr_free(&h);
+	fek_bd_gpu_free(gpu);
+	fek_bd_system_free(&x);
+	free(out);
+	free(lg.xyz);
+	return 0;
+}
