@@ -9,9 +9,10 @@
  *       largest error relative to the term's size; exit 1 above 1e-6.
  *   bd-check gpu A.pqr A.dx|- B.pqr B.dx|- contacts ionic n seed
  *       the same configurations on the CPU and the GPU: U, F and torques
- *       (fek_bd_eval against fek_bd_gpu_eval) and each grid's trilinear
- *       potential and gradient at n random points; exit 1 if any differs
- *       by more than 1e-12 relative.
+ *       (fek_bd_eval against fek_bd_gpu_eval; sums of thousands of terms
+ *       that cancel, in the same order but with the GPU's fused
+ *       multiply-adds: 1e-10 of the term's size) and each grid's
+ *       trilinear potential and gradient at n random points (1e-12).
  *   bd-check phi file.dx x y z ...
  *       the trilinear potential of a grid (its own frame) at points.
  */
@@ -111,10 +112,15 @@ check_fd(const struct fek_bd_system *x, long n, gsl_rng *g)
 	return worst < 1e-6 ? 0 : 1;
 }
 
+/* |a - b| relative to scale, differences below 1e-15 (absolute: terms
+ * that vanish on the CPU, as a central force's torque does, are 1e-18 on
+ * the GPU) counted as none */
 static double
 rel(double a, double b, double scale)
 {
-	return fabs(a - b) / fmax(scale, 1e-300);
+	double d = fabs(a - b);
+
+	return d <= 1e-15 ? 0.0 : d / fmax(scale, 1e-300);
 }
 
 static int
@@ -122,7 +128,7 @@ check_gpu(const struct fek_bd_system *x, long n, gsl_rng *g)
 {
 	struct fek_bd_gpu *gpu = fek_bd_gpu_new(&x->sys);
 	double *cfg, *sc, *sg, *y, *vc, *vg, *gc, *gg, worst = 0, wphi = 0;
-	int *oc, *og, bad = 0;
+	int *oc, *og, bad = 0, wi = -1;
 
 	if (gpu == NULL)
 		fek_die();
@@ -149,12 +155,19 @@ check_gpu(const struct fek_bd_system *x, long n, gsl_rng *g)
 			double e = rel(a[k], b[k], s[k == 0 ? 0 :
 			    1 + (k - 1) / 3]);
 
-			if (e > worst)
+			if (e > worst) {
 				worst = e;
+				wi = (int)i;
+			}
 		}
 		if (oc[i] != og[i])
 			bad++;
 	}
+	if (worst > 1e-10 && wi >= 0)
+		for (int k = 0; k < FEK_BD_NSUM; k++)
+			fprintf(stderr, "configuration %d term %d: cpu %.17g "
+			    "gpu %.17g\n", wi, k, sc[FEK_BD_NSUM * wi + k],
+			    sg[FEK_BD_NSUM * wi + k]);
 	printf("gpu: %ld configurations: sums differ by %.3g relative at "
 	    "most; overlap verdicts differ at %d\n", n, worst, bad);
 	/* each grid at random points of its box and a little beyond */
@@ -193,7 +206,7 @@ check_gpu(const struct fek_bd_system *x, long n, gsl_rng *g)
 	printf("gpu: potentials and gradients at %ld points a grid differ by "
 	    "%.3g relative at most\n", n, wphi);
 	fek_bd_gpu_free(gpu);
-	return worst <= 1e-12 && wphi <= 1e-12 && bad == 0 ? 0 : 1;
+	return worst <= 1e-10 && wphi <= 1e-12 && bad == 0 ? 0 : 1;
 }
 
 static int

@@ -30,7 +30,7 @@ enum { OPT_DIST = 300, OPT_VERSION };
 
 /* The keys every section of one run shares. */
 static const char *const runkeys[] = { "BSURF", "QSURF", "KDB", "KDQ",
-    "RXNDIST", "RXNNEED" };
+    "RXNDIST", "RXNNEED", "TEMP", "IONIC", "DTRANS" };
 #define NRUNKEYS (sizeof runkeys / sizeof runkeys[0])
 
 /* A reader error: report and exit. */
@@ -243,6 +243,10 @@ main(int argc, char **argv)
 				rt.stuck++;
 		}
 		rt.n = n - nostart;
+		if (rt.reacted + rt.escaped == 0)
+			fek_errx(FEK_EX_NUMERIC, "d %g A: no trajectory reacted "
+			    "or escaped (%lld stuck, %lld without a start): no "
+			    "beta", dist[k], rt.stuck, nostart);
 		fek_bd_rate_compute(&rt, kdb, kdq);
 		row[0] = rt.dist;
 		row[1] = (double)rt.n;

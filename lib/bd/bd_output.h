@@ -1,7 +1,8 @@
 /*
  * bd_output.h - bd-step's "bdtraj" stream section (fek(5)): one row per
  * trajectory (id, fate, steps, time in ps, the smallest need-th contact
- * distance and centre distance reached, in A) after keys naming the
+ * distance and centre distance reached, in A; -1 for a trajectory that
+ * found no start) after keys naming the
  * run: TEMP, IONIC, BSURF, QSURF, KDB, KDQ (A^3/ps), RXNDIST, RXNNEED,
  * DTRANS, SEED, PROV.
  */

@@ -31,7 +31,8 @@ FEK_BD_TRAJ_FN(const struct fek_bd_sys *s, int64_t traj,
 
 	out->traj = traj;
 	out->steps = 0;
-	out->t = out->dmin = out->rmin = 0.0;
+	out->t = 0.0;
+	out->dmin = out->rmin = -1.0;	/* no start: undefined */
 	for (int k = 0;; k++) {
 		if (k == FEK_BD_STARTMAX) {
 			out->fate = FEK_BD_NOSTART;

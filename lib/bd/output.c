@@ -4,12 +4,26 @@
  * into a rate (k_D at b and q, the reaction criterion), so that the
  * outputs of shards combine by concatenation.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "fek.h"
 #include "stream.h"
 #include "bd/bd.h"
 #include "bd/bd_output.h"
+
+/* v as the text twin writes numbers: the shorter of %.15g and %.17g that
+ * reads back exactly (bd-rate compares these keys across shards). */
+static void
+key_double(struct fek_header *h, const char *key, double v)
+{
+	char buf[40];
+
+	snprintf(buf, sizeof buf, "%.15g", v);
+	if (strtod(buf, NULL) != v)
+		snprintf(buf, sizeof buf, "%.17g", v);
+	fek_hdr_add(h, key, "%s", buf);
+}
 
 void
 fek_bd_outcome_header(struct fek_header *h, const struct fek_bd_system *x,
@@ -22,15 +36,15 @@ fek_bd_outcome_header(struct fek_header *h, const struct fek_bd_system *x,
 	fek_hdr_addcol(h, "time", FEK_F64, "ps");
 	fek_hdr_addcol(h, "dmin", FEK_F64, "A");
 	fek_hdr_addcol(h, "rmin", FEK_F64, "A");
-	fek_hdr_add(h, "TEMP", "%.17g", o->T);
-	fek_hdr_add(h, "IONIC", "%.17g", o->have_ionic ? o->ionic : 0.0);
-	fek_hdr_add(h, "BSURF", "%.17g", x->sys.b);
-	fek_hdr_add(h, "QSURF", "%.17g", x->sys.qrad);
-	fek_hdr_add(h, "KDB", "%.17g", x->kdb);
-	fek_hdr_add(h, "KDQ", "%.17g", x->kdq);
-	fek_hdr_add(h, "RXNDIST", "%.17g", o->rxn_dist);
+	key_double(h, "TEMP", o->T);
+	key_double(h, "IONIC", o->have_ionic ? o->ionic : 0.0);
+	key_double(h, "BSURF", x->sys.b);
+	key_double(h, "QSURF", x->sys.qrad);
+	key_double(h, "KDB", x->kdb);
+	key_double(h, "KDQ", x->kdq);
+	key_double(h, "RXNDIST", o->rxn_dist);
 	fek_hdr_add(h, "RXNNEED", "%d", o->need);
-	fek_hdr_add(h, "DTRANS", "%.17g", x->sys.D);
+	key_double(h, "DTRANS", x->sys.D);
 	fek_hdr_add(h, "SEED", "%llu", (unsigned long long)o->seed);
 	fek_hdr_prov(h, argc, argv);
 }

@@ -53,6 +53,12 @@ fek_bd_rxn_read(const char *path, const struct fek_bd_pqr *A,
 		}
 		na = fek_bd_pqr_select(A, f[0], sa, RXN_MAXSEL);
 		nb = fek_bd_pqr_select(B, f[1], sb, RXN_MAXSEL);
+		if (na == RXN_MAXSEL || nb == RXN_MAXSEL) {
+			fek_seterr(FEK_EX_DATA, "%s: line %ld: a selection "
+			    "names %d atoms or more", path, lineno,
+			    RXN_MAXSEL);
+			goto fail;
+		}
 		if (na <= 0 || nb <= 0) {
 			fek_seterr(FEK_EX_DATA, "%s: line %ld: \"%s\" %s in "
 			    "solute %s", path, lineno, na <= 0 ? f[0] : f[1],

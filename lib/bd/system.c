@@ -30,6 +30,11 @@ fek_bd_system_build(struct fek_bd_system *x, const struct fek_bd_opts *o)
 	double reach;
 
 	memset(x, 0, sizeof *x);
+	if (o->eta <= 0 && (!o->have_D || !o->have_Dr) &&
+	    (o->T < 273.15 || o->T > 373.15))
+		return fek_seterr(FEK_EX_USAGE, "-t %g: water's viscosity is "
+		    "known here for 273-373 K; give --viscosity, or --diff "
+		    "and --rdiff", o->T);
 	for (int k = 0; k < 2; k++)
 		if (fek_bd_solute_load(&x->s[k], o->pqr[k], o->dx[k]) != 0)
 			goto fail;
@@ -85,7 +90,7 @@ fek_bd_system_build(struct fek_bd_system *x, const struct fek_bd_opts *o)
 	sys->b = o->b > 0 ? o->b : reach + 15.0;
 	sys->qrad = o->q > 0 ? o->q : 2.0 * sys->b;
 	if (!(sys->qrad > sys->b)) {
-		fek_seterr(FEK_EX_USAGE, "-q %g: the escape radius must exceed "
+		fek_seterr(FEK_EX_USAGE, "--qsphere %g: the escape radius must exceed "
 		    "b = %g A", sys->qrad, sys->b);
 		goto fail;
 	}
