@@ -53,6 +53,23 @@ energy(const struct fek_bd_system *x, const double *r, const double *qa,
 	return fek_bd_scale(&x->sys) * sum[0];
 }
 
+/* Minus the derivative of the energy at configuration c as solute
+ * `which` (0: A, 1: B) turns about lab axis k through its centre. */
+static double
+turn_torque(const struct fek_bd_system *x, const double *c, int which, int k,
+    double ha)
+{
+	double q[2][11], w[3] = { 0, 0, 0 };
+
+	for (int sgn = 0; sgn < 2; sgn++) {
+		memcpy(q[sgn], c, sizeof q[sgn]);
+		w[k] = sgn ? -ha : ha;
+		fek_bd_quat_rotate(q[sgn] + (which ? 7 : 3), w);
+	}
+	return -(energy(x, q[0], q[0] + 3, q[0] + 7) -
+	    energy(x, q[1], q[1] + 3, q[1] + 7)) / (2 * ha);
+}
+
 static int
 check_fd(const struct fek_bd_system *x, long n, gsl_rng *g)
 {
@@ -68,8 +85,7 @@ check_fd(const struct fek_bd_system *x, long n, gsl_rng *g)
 		for (int k = 0; k < 9; k++)
 			an[k] = f * sum[1 + k];
 		for (int k = 0; k < 3; k++) {
-			double rp[3], rm[3], w[3] = { 0, 0, 0 };
-			double qp[4], qm[4];
+			double rp[3], rm[3];
 
 			memcpy(rp, c, sizeof rp);
 			memcpy(rm, c, sizeof rm);
@@ -77,24 +93,8 @@ check_fd(const struct fek_bd_system *x, long n, gsl_rng *g)
 			rm[k] -= h;
 			fd[k] = -(energy(x, rp, c + 3, c + 7) -
 			    energy(x, rm, c + 3, c + 7)) / (2 * h);
-			/* A turned about its centre */
-			memcpy(qp, c + 3, sizeof qp);
-			memcpy(qm, c + 3, sizeof qm);
-			w[k] = ha;
-			fek_bd_quat_rotate(qp, w);
-			w[k] = -ha;
-			fek_bd_quat_rotate(qm, w);
-			fd[3 + k] = -(energy(x, c, qp, c + 7) -
-			    energy(x, c, qm, c + 7)) / (2 * ha);
-			/* B turned about its centre */
-			memcpy(qp, c + 7, sizeof qp);
-			memcpy(qm, c + 7, sizeof qm);
-			w[k] = ha;
-			fek_bd_quat_rotate(qp, w);
-			w[k] = -ha;
-			fek_bd_quat_rotate(qm, w);
-			fd[6 + k] = -(energy(x, c, c + 3, qp) -
-			    energy(x, c, c + 3, qm)) / (2 * ha);
+			fd[3 + k] = turn_torque(x, c, 0, k, ha);
+			fd[6 + k] = turn_torque(x, c, 1, k, ha);
 		}
 		for (int t = 0; t < 3; t++)
 			for (int k = 0; k < 3; k++)
