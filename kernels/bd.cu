@@ -38,6 +38,10 @@ extern "C" {
 #include "bd.cuh"
 
 #define BD_BLOCK 128		/* threads a block: 4 warps */
+#ifndef BD_MINBLOCKS
+#define BD_MINBLOCKS 4		/* blocks an SM: 128 registers, some spilt;
+				   x1.45 capped, x1.15 whole runs over 2 */
+#endif
 
 struct fek_bd_gpu {
 	struct fek_bd_sys s;		/* with device pointers */
@@ -88,7 +92,7 @@ warp_eval(const struct fek_bd_sys *s, const double *r, const double *qa,
 
 /* Persistent warps: each takes trajectories first + i, i from *next,
  * until n are taken; *done counts finished ones (host-mapped). */
-__global__ static void
+__global__ static void __launch_bounds__(BD_BLOCK, BD_MINBLOCKS)
 k_run(struct fek_bd_sys s, int64_t first, int64_t n,
     unsigned long long *next, struct fek_bd_outcome *out,
     unsigned long long *done)
