@@ -1,26 +1,35 @@
 /*
  * tpi.cu - tpi-gpu's test insertions and deletions on the GPU (tpi.cuh):
- * lib/tpi/insert.c with the arithmetic of lib/tpi/tpi_eval.h, in double
- * precision.  Daly, Benziger, Debenedetti and Panagiotopoulos, Comput.
+ * lib/tpi/insert.c with the arithmetic of lib/tpi/tpi_eval.h, double or
+ * mixed precision.  Daly, Benziger, Debenedetti and Panagiotopoulos, Comput.
  * Phys. Commun. 183, 2054 (2012), Algorithm 1 ("gather": a thread a
  * move; the frame's cell list built once per frame).
  *
  * Per frame: the host sorts the particles by cell (lib/tpi/frame.c, the
  * CPU's own code) and uploads them with the cell starts and the
  * neighbourhood rows.  Per chunk of insertions:
- *  - k_points: each insertion's cell from its Philox position;
- *  - CUB's radix sort of (cell, insertion) pairs, so that the 32 threads
- *    of a warp mostly share a home cell: they walk the same neighbour
- *    runs in step and read the same particle at once (a broadcast);
+ *  - k_points: each insertion's cell, and its eighth of the cell, from
+ *    its Philox position;
+ *  - CUB's radix sort of (cell, eighth, insertion) triples, so that the
+ *    32 threads of a warp mostly share a home cell and lie close in it:
+ *    they walk the same neighbour runs in step, read the same particle
+ *    at once (a broadcast), and mostly agree on which candidates pass
+ *    the screen;
  *  - k_energy: persistent blocks, the frame (the single-precision copies
- *    fek_tpi_energy screens with) and the cell starts copied into shared
+ *    fek_tpi_run screens with) and the cell starts copied into shared
  *    memory where they fit, each thread recomputing its insertion's
- *    position and writing beta u by insertion index;
+ *    position and writing beta u by insertion index.  A warp whose 32
+ *    insertions share a home cell (nearly all) lays out the runs of the
+ *    neighbourhood once, a lane a row (fek_tpi_seg_next), in shared
+ *    memory, rather than each thread finding them; the others call
+ *    fek_tpi_energy per thread.  The sums are in the same order either
+ *    way, the CPU's;
  *  - k_groups: the fixed-order sums of each group of FEK_TPI_GROUP moves
  *    (the tree of lib/tpi/sums.c), and k_hist the histogram (shared
  *    memory counts, added to global memory once a block).
- * The groups' shares and the histogram are copied back once a frame and
- * merged on the host by lib/tpi/sums.c, as the CPU does.  Nothing depends
+ * The groups' shares are combined 512 at a time on the device (k_merge),
+ * copied back with the histogram once a frame and merged on the host by
+ * lib/tpi/sums.c, as the CPU merges its groups.  Nothing depends
  * on the order of atomics except integer counts: a run gives the same
  * bits every time, for any block size.
  */
@@ -45,6 +54,10 @@ extern "C" {
 #define GROUPT (FEK_TPI_GROUP / 2)	/* threads of k_groups */
 #define HISTB 256		/* threads of k_hist */
 #define MAXSHIST 12288		/* histogram slots kept in shared memory */
+#define MERGEB 512		/* groups a block of k_merge combines */
+#define SEGR 3			/* runs a row may break into on a warp's
+				   shared layout (more: each thread alone) */
+#define FULL 0xffffffffu
 
 struct fek_tpi_gpu {
 	int dev, nsm;
@@ -54,15 +67,18 @@ struct fek_tpi_gpu {
 	struct fek_tpi_atom *atom;
 	struct fek_tpi_atomf *af;	/* float copies of the positions */
 	int *cstart, *delidx;
+	double *orig, *delr;
 	struct fek_tpi_row *rows;
 	struct fek_pair_coef *coef;	/* the inserted type's, with each */
-	long cap_atom, cap_af, cap_cell, cap_row, cap_del;
+	struct fek_tpi_coeff *cf;	/* the same, single precision */
+	long cap_atom, cap_af, cap_cell, cap_row, cap_del, cap_orig, cap_delr;
 	double *tab;
 	/* a chunk */
 	int *cell, *kidx, *cell_s, *kidx_s;
 	double *bu;
 	struct fek_tpi_part *part;	/* a frame's groups */
-	long cap_part;
+	struct fek_tpi_part *spart;	/* the same, MERGEB at a time */
+	long cap_part, cap_spart;
 	unsigned long long *hist;	/* 2 (nbins + 2): insertions, deletions */
 	void *tmp;
 	size_t tmp_bytes;
@@ -78,7 +94,12 @@ struct kframe {
 	double beta, du;
 	uint64_t key, fid;
 	long long base;
+	int subbits;			/* k_points: 3 (the eighth of the cell
+					   in the sort key) or 0 */
+	int warp;			/* k_energy: rows laid out a warp at a
+					   time (every row has <= SEGR runs) */
 	unsigned rows_bytes, cells_bytes;	/* shared memory layout */
+	unsigned cells_at;		/* where the cell starts begin */
 };
 
 static double
@@ -117,11 +138,19 @@ k_points(long n, struct kframe kf, int *cell, int *kidx)
 		return;
 	fek_tpi_point(kf.key, kf.fid, (uint64_t)(kf.base + k), &kf.g.box, s, r);
 	cell[k] = fek_tpi_cell(&kf.g, s);
+	if (kf.subbits) {
+		int e = ((int)floor(s[0] * 2 * kf.g.nc[0]) & 1) |
+		    ((int)floor(s[1] * 2 * kf.g.nc[1]) & 1) << 1 |
+		    ((int)floor(s[2] * 2 * kf.g.nc[2]) & 1) << 2;
+
+		cell[k] = cell[k] << 3 | e;
+	}
 	kidx[k] = (int)k;
 }
 
-/* Shared memory of k_energy: coefficients and rows, then, where they
- * fit, the cell starts and the float copies of the positions. */
+/* Shared memory of k_energy: coefficients and rows, each warp's runs,
+ * then, where they fit, the cell starts and the float copies of the
+ * positions. */
 static size_t
 rows_bytes(const struct fek_tpi_grid *g)
 {
@@ -135,33 +164,95 @@ cells_bytes(const struct fek_tpi_grid *g)
 }
 
 static size_t
-energy_smem(const struct fek_tpi_grid *g, long n, int with_atoms)
+segs_bytes(int block)
 {
-	size_t b = FEK_PMD_MAXTYPES * sizeof(struct fek_pair_coef) +
-	    rows_bytes(g);
+	return (size_t)block * SEGR * sizeof(struct fek_tpi_seg);
+}
 
+static size_t
+energy_smem(const struct fek_tpi_grid *g, long n, int with_atoms, int block)
+{
+	size_t b = FEK_PMD_MAXTYPES * (sizeof(struct fek_pair_coef) +
+	    sizeof(struct fek_tpi_coeff)) + rows_bytes(g) + segs_bytes(block);
+
+	b = (b + 31) / 32 * 32;
 	return b + (with_atoms ? cells_bytes(g) + (size_t)n * sizeof(struct fek_tpi_atomf) :
 	    0);
 }
 
-template <bool SMEM, bool SINGLE> __global__ void
+/* The energy of each lane's test particle at r (act: the lane has one),
+ * all in home cell h: the warp lays out the runs of up to 32 rows at a
+ * time in segw, a lane a row, and every lane sums over them in order. */
+template <bool SINGLE, bool MIXED> __device__ double
+warp_energy(const struct fek_tpi_grid *g, const struct fek_tpi_row *rows,
+    const double *orig, const int *cstart, const struct fek_tpi_view *v,
+    const double *r, int h, int act, struct fek_tpi_seg *segw)
+{
+	const int lane = threadIdx.x & 31, nx = g->nc[0], ny = g->nc[1];
+	const int hx = h % nx, hy = (h / nx) % ny, hz = h / (nx * ny);
+	double u = 0;
+
+	for (int rb = 0; rb < g->nrow; rb += 32) {
+		int q = rb + lane, cnt = 0, nl = g->nrow - rb;
+
+		if (q < g->nrow) {
+			int cx = hx + rows[q].dx0, zero;
+
+			while (cnt < SEGR && fek_tpi_seg_next(g, orig, cstart,
+			    &rows[q], hx, hy, hz, &cx, &segw[lane * SEGR + cnt],
+			    &zero))
+				cnt++;
+		}
+		__syncwarp();
+		if (nl > 32)
+			nl = 32;
+		for (int l = 0; l < nl; l++) {
+			int c = __shfl_sync(FULL, cnt, l);
+
+			for (int i = 0; i < c; i++) {
+				const struct fek_tpi_seg *sg = &segw[l * SEGR +
+				    i];
+				double p[3] = { r[0] - sg->s[0], r[1] - sg->s[1],
+				    r[2] - sg->s[2] };
+
+				if (act)
+					u += fek_tpi_run(v, g->rcf2, SINGLE,
+					    MIXED, p, sg->j0, sg->j1, -1);
+			}
+		}
+		__syncwarp();
+	}
+	return u;
+}
+
+template <bool SMEM, bool SINGLE, bool MIXED> __global__ void
+__launch_bounds__(1024, 1)
 k_energy(long n, struct kframe kf, const struct fek_tpi_atomf *af_g,
     const struct fek_tpi_atom *atom, const int *cstart_g,
-    const struct fek_tpi_row *rows_g, const struct fek_pair_coef *coef_g,
+    const struct fek_tpi_row *rows_g, const double *orig,
+    const struct fek_pair_coef *coef_g, const struct fek_tpi_coeff *cf_g,
     const double *tab, const int *cell_s, const int *kidx_s, double *bu)
 {
 	extern __shared__ double4_32a smem[];
 	struct fek_pair_coef *coef = (struct fek_pair_coef *)smem;
-	struct fek_tpi_row *rows = (struct fek_tpi_row *)(coef +
+	struct fek_tpi_coeff *cf = (struct fek_tpi_coeff *)(coef +
 	    FEK_PMD_MAXTYPES);
-	int *cstart_s = (int *)((char *)rows + kf.rows_bytes);
+	struct fek_tpi_row *rows = (struct fek_tpi_row *)(cf +
+	    FEK_PMD_MAXTYPES);
+	struct fek_tpi_seg *segs = (struct fek_tpi_seg *)((char *)rows +
+	    kf.rows_bytes);
+	int *cstart_s = (int *)((char *)smem + kf.cells_at);
 	struct fek_tpi_atomf *af_s = (struct fek_tpi_atomf *)((char *)cstart_s +
 	    kf.cells_bytes);
-	const struct fek_tpi_atomf *af = SMEM ? af_s : af_g;
 	const int *cstart = SMEM ? cstart_s : cstart_g;
+	struct fek_tpi_seg *segw = segs + (threadIdx.x / 32) * 32 * SEGR;
+	struct fek_tpi_view v;
+	long nwarp = (long)gridDim.x * (blockDim.x / 32);
 
-	for (int i = threadIdx.x; i < FEK_PMD_MAXTYPES; i += blockDim.x)
+	for (int i = threadIdx.x; i < FEK_PMD_MAXTYPES; i += blockDim.x) {
 		coef[i] = coef_g[i];
+		cf[i] = cf_g[i];
+	}
 	for (int i = threadIdx.x; i < kf.g.nrow; i += blockDim.x)
 		rows[i] = rows_g[i];
 	if (SMEM) {
@@ -171,39 +262,58 @@ k_energy(long n, struct kframe kf, const struct fek_tpi_atomf *af_g,
 			af_s[i] = af_g[i];
 	}
 	__syncthreads();
-	for (long q = blockIdx.x * (long)blockDim.x + threadIdx.x; q < n;
-	    q += (long)gridDim.x * blockDim.x) {
-		long k = kidx_s[q];
-		double s[3], r[3], u;
+	v.af = SMEM ? af_s : af_g;
+	v.atom = atom;
+	v.coef = coef;
+	v.cf = cf;
+	v.tab = tab;
+	v.style = kf.style;
+	/* a warp takes 32 consecutive insertions of the sorted order */
+	for (long q0 = (blockIdx.x * (long)(blockDim.x / 32) + threadIdx.x /
+	    32) * 32; q0 < n; q0 += nwarp * 32) {
+		long q = q0 + (threadIdx.x & 31);
+		int act = q < n, h = act ? cell_s[q] >> kf.subbits : -1;
+		long k = act ? kidx_s[q] : 0;
+		int h0 = __shfl_sync(FULL, h, 0);
+		double s[3], r[3], u = 0;
 
-		fek_tpi_point(kf.key, kf.fid, (uint64_t)(kf.base + k),
-		    &kf.g.box, s, r);
-		u = fek_tpi_energy(&kf.g, rows, af, atom, cstart, coef,
-		    kf.style, tab, SINGLE, r, cell_s[q], -1);
-		bu[k] = kf.beta * (u + kf.du);
+		if (act)
+			fek_tpi_point(kf.key, kf.fid, (uint64_t)(kf.base + k),
+			    &kf.g.box, s, r);
+		if (kf.warp && __all_sync(FULL, !act || h == h0))
+			u = warp_energy<SINGLE, MIXED>(&kf.g, rows, orig,
+			    cstart, &v, r, h0, act, segw);
+		else if (act)
+			u = fek_tpi_energy(&kf.g, rows, orig, cstart, &v,
+			    SINGLE, MIXED, r, h, -1);
+		if (act)
+			bu[k] = kf.beta * (u + kf.du);
 	}
 }
 
-/* Deletion q: particle delidx[q] of the sorted frame. */
+/* Deletion q: particle delidx[q] of the sorted frame, at delr[3 q]. */
 __global__ void
 k_delete(long n, struct kframe kf, const struct fek_tpi_atomf *af,
     const struct fek_tpi_atom *atom, const int *cstart,
-    const struct fek_tpi_row *rows, const struct fek_pair_coef *coef,
-    const double *tab, const int *delidx, double *bu)
+    const struct fek_tpi_row *rows, const double *orig,
+    const struct fek_pair_coef *coef, const double *tab, const int *delidx,
+    const double *delr, double *bu)
 {
 	long q = blockIdx.x * (long)blockDim.x + threadIdx.x;
-	double r[3], s[3], u;
-	int j;
+	struct fek_tpi_view v;
+	double s[3], u;
 
 	if (q >= n)
 		return;
-	j = delidx[q];
-	r[0] = atom[j].x;
-	r[1] = atom[j].y;
-	r[2] = atom[j].z;
-	fek_box_frac(&kf.g.box, r, s);
-	u = fek_tpi_energy(&kf.g, rows, af, atom, cstart, coef, kf.style, tab,
-	    kf.single, r, fek_tpi_cell(&kf.g, s), j);
+	v.af = af;
+	v.atom = atom;
+	v.coef = coef;
+	v.cf = NULL;
+	v.tab = tab;
+	v.style = kf.style;
+	fek_box_frac(&kf.g.box, delr + 3 * q, s);
+	u = fek_tpi_energy(&kf.g, rows, orig, cstart, &v, kf.single, 0,
+	    delr + 3 * q, fek_tpi_cell(&kf.g, s), delidx[q]);
 	bu[q] = kf.beta * (u + kf.du);
 }
 
@@ -246,6 +356,47 @@ k_groups(long n, const double *bu, int del, struct fek_tpi_part *part)
 		part[blockIdx.x].m = m;
 }
 
+/* Groups blockIdx.x MERGEB .. of the n groups p combined into
+ * q[blockIdx.x], relative to their largest exponent, as fek_tpi_merge
+ * combines groups (del: the deletions' sU is a plain sum), so that the
+ * host merges a few hundred rather than a million a frame. */
+__global__ void
+k_merge(long n, const struct fek_tpi_part *p, int del, struct fek_tpi_part *q)
+{
+	__shared__ double t[MERGEB];
+	long k = (long)blockIdx.x * MERGEB + threadIdx.x;
+	int i = threadIdx.x;
+	struct fek_tpi_part a = { -INFINITY, 0, 0, 0 };
+	double m, e;
+
+	if (k < n)
+		a = p[k];
+	t[i] = a.m;
+	__syncthreads();
+	for (int s = MERGEB / 2; s > 0; s >>= 1) {
+		if (i < s && t[i + s] > t[i])
+			t[i] = t[i + s];
+		__syncthreads();
+	}
+	m = t[0];
+	e = a.m == -INFINITY ? 0 : exp(a.m - m);
+	for (int w = 0; w < 3; w++) {
+		__syncthreads();
+		t[i] = w == 0 ? a.sT * e : w == 1 ? a.sO * sqrt(e) :
+		    del ? a.sU : a.sU * e;
+		__syncthreads();
+		for (int s = MERGEB / 2; s > 0; s >>= 1) {
+			if (i < s)
+				t[i] += t[i + s];
+			__syncthreads();
+		}
+		if (i == 0)
+			(&q[blockIdx.x].sT)[w] = t[0];
+	}
+	if (i == 0)
+		q[blockIdx.x].m = m;
+}
+
 /* Histogram of the n moves bu into h (nb + 2 slots). */
 __global__ void
 k_hist(long n, const double *bu, double lo, double w, long nb,
@@ -274,6 +425,14 @@ k_hist(long n, const double *bu, double lo, double w, long nb,
 			if (sh[i] != 0)
 				atomicAdd(&h[i], (unsigned long long)sh[i]);
 	}
+}
+
+/* Let kernel f have all the shared memory a block may. */
+template <typename F> static cudaError_t
+smem_attr(F f, const struct fek_tpi_gpu *g)
+{
+	return cudaFuncSetAttribute(f,
+	    cudaFuncAttributeMaxDynamicSharedMemorySize, (int)g->smem_max);
 }
 
 extern "C" struct fek_tpi_gpu *
@@ -309,6 +468,8 @@ fek_tpi_gpu_new(const struct fek_tpi_par *par)
 	    (cap = 0, dgrow(&g->hist, &cap, 2 * (par->nbins + 2),
 	    "histogram")) < 0 ||
 	    (cap = 0, dgrow(&g->coef, &cap, FEK_PMD_MAXTYPES,
+	    "coefficients")) < 0 ||
+	    (cap = 0, dgrow(&g->cf, &cap, FEK_PMD_MAXTYPES,
 	    "coefficients")) < 0)
 		goto fail;
 	if ((e = cub::DeviceRadixSort::SortPairs(NULL, g->tmp_bytes, g->cell,
@@ -326,12 +487,14 @@ fek_tpi_gpu_new(const struct fek_tpi_par *par)
 			goto fail;
 		}
 	}
-	if ((e = cudaFuncSetAttribute(k_energy<true, true>,
-	    cudaFuncAttributeMaxDynamicSharedMemorySize,
-	    (int)g->smem_max)) != cudaSuccess ||
-	    (e = cudaFuncSetAttribute(k_energy<true, false>,
-	    cudaFuncAttributeMaxDynamicSharedMemorySize,
-	    (int)g->smem_max)) != cudaSuccess) {
+	if ((e = smem_attr(k_energy<true, true, true>, g)) != cudaSuccess ||
+	    (e = smem_attr(k_energy<true, true, false>, g)) != cudaSuccess ||
+	    (e = smem_attr(k_energy<true, false, true>, g)) != cudaSuccess ||
+	    (e = smem_attr(k_energy<true, false, false>, g)) != cudaSuccess ||
+	    (e = smem_attr(k_energy<false, true, true>, g)) != cudaSuccess ||
+	    (e = smem_attr(k_energy<false, true, false>, g)) != cudaSuccess ||
+	    (e = smem_attr(k_energy<false, false, true>, g)) != cudaSuccess ||
+	    (e = smem_attr(k_energy<false, false, false>, g)) != cudaSuccess) {
 		fek_cuda_fail(e, "shared memory");
 		goto fail;
 	}
@@ -347,18 +510,28 @@ static int
 upload(struct fek_tpi_gpu *g, const struct fek_tpi_frame *tf)
 {
 	long need = tf->n > 0 ? tf->n : 1;
+	long norig = 3L * tf->g.nc[1] * tf->g.nc[2];
 
 	if (dgrow(&g->atom, &g->cap_atom, need, "particles") < 0 ||
 	    dgrow(&g->af, &g->cap_af, need, "particles") < 0 || dgrow(&g->cstart, &g->cap_cell, tf->g.ncell + 1, "cells") <
 	    0 || dgrow(&g->rows, &g->cap_row, tf->g.nrow, "rows") < 0 ||
 	    dgrow(&g->delidx, &g->cap_del, tf->ndel > 0 ? tf->ndel : 1,
-	    "deletions") < 0)
+	    "deletions") < 0 || dgrow(&g->delr, &g->cap_delr, 3 * (tf->ndel >
+	    0 ? tf->ndel : 1), "deletions") < 0 || dgrow(&g->orig,
+	    &g->cap_orig, norig, "cells") < 0)
 		return -1;
 	CK(cudaMemcpy(g->coef, tf->coef, sizeof tf->coef,
 	    cudaMemcpyHostToDevice), "coefficients");
-	if (tf->ndel > 0)
+	CK(cudaMemcpy(g->cf, tf->cf, sizeof tf->cf, cudaMemcpyHostToDevice),
+	    "coefficients");
+	CK(cudaMemcpy(g->orig, tf->orig, norig * sizeof *tf->orig,
+	    cudaMemcpyHostToDevice), "cells");
+	if (tf->ndel > 0) {
 		CK(cudaMemcpy(g->delidx, tf->delidx, tf->ndel * sizeof(int),
 		    cudaMemcpyHostToDevice), "deletions");
+		CK(cudaMemcpy(g->delr, tf->delr, 3 * tf->ndel * sizeof(double),
+		    cudaMemcpyHostToDevice), "deletions");
+	}
 	CK(cudaMemcpy(g->atom, tf->atom, tf->n * sizeof *tf->atom,
 	    cudaMemcpyHostToDevice), "particles");
 	CK(cudaMemcpy(g->af, tf->atomf, tf->n * sizeof *tf->atomf,
@@ -403,15 +576,20 @@ fek_tpi_gpu_frame(struct fek_tpi_gpu *g, const struct fek_tpi_frame *tf,
 	long ndel = par->del ? tf->ndel : 0;
 	long ngd = (ndel + FEK_TPI_GROUP - 1) / FEK_TPI_GROUP;
 	long ns = par->nbins + 2;
-	size_t sm_all = energy_smem(&tf->g, tf->n, 1);
+	size_t sm_all = energy_smem(&tf->g, tf->n, 1, g->block);
 	int smem = sm_all <= g->smem_max && getenv("FEK_TPI_NOSMEM") == NULL;
 	struct fek_tpi_part *hpart;
 	unsigned long long *hh;
+	long si, sd;
+	cudaError_t e;
 	int nbits = 1;
 
+	memset(&kf, 0, sizeof kf);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	while ((1L << nbits) < tf->g.ncell)
 		nbits++;
+	kf.subbits = nbits + 3 <= 31 ? 3 : 0;
+	nbits += kf.subbits;
 	if (upload(g, tf) < 0 || dgrow(&g->part, &g->cap_part, ngi + ngd + 1,
 	    "sums") < 0)
 		return -1;
@@ -419,8 +597,8 @@ fek_tpi_gpu_frame(struct fek_tpi_gpu *g, const struct fek_tpi_frame *tf,
 	g->st.upload_ms += ms_since(&t0);
 	g->st.smem = smem;
 
-	memset(&kf, 0, sizeof kf);
 	kf.g = tf->g;
+	kf.warp = tf->g.maxrun <= SEGR && getenv("FEK_TPI_NOWARP") == NULL;
 	kf.style = par->pp->style;
 	kf.single = tf->single;
 	kf.n = tf->n;
@@ -445,10 +623,10 @@ fek_tpi_gpu_frame(struct fek_tpi_gpu *g, const struct fek_tpi_frame *tf,
 		    CHUNK;
 		unsigned nb = (unsigned)((n + 255) / 256);
 		long blocks = (n + g->block - 1) / g->block;
-		size_t sm = energy_smem(&tf->g, tf->n, smem);
-		int per_sm = smem ? (int)(g->smem_max / (sm + 1024)) : 8;
-		cudaError_t e;
+		size_t sm = energy_smem(&tf->g, tf->n, smem, g->block);
+		int per_sm = (int)(g->smem_max / (sm + 1024));
 
+		kf.cells_at = (unsigned)energy_smem(&tf->g, 0, 0, g->block);
 		if (per_sm < 1)
 			per_sm = 1;
 		if (per_sm > 2048 / g->block)
@@ -463,17 +641,19 @@ fek_tpi_gpu_frame(struct fek_tpi_gpu *g, const struct fek_tpi_frame *tf,
 		    g->cell, g->cell_s, g->kidx, g->kidx_s, (int)n, 0, nbits);
 		if (e != cudaSuccess)
 			return fek_cuda_fail(e, "sort");
-#define K_ENERGY(S, T) k_energy<S, T><<<(unsigned)blocks, g->block, sm>>>(n, \
-	    kf, g->af, g->atom, g->cstart, g->rows, g->coef, g->tab, g->cell_s, \
-	    g->kidx_s, g->bu)
-		if (smem && tf->single)
-			K_ENERGY(true, true);
-		else if (smem)
-			K_ENERGY(true, false);
-		else if (tf->single)
-			K_ENERGY(false, true);
-		else
-			K_ENERGY(false, false);
+#define K_ENERGY(S, T, M) k_energy<S, T, M><<<(unsigned)blocks, g->block, \
+	    sm>>>(n, kf, g->af, g->atom, g->cstart, g->rows, g->orig, g->coef, \
+	    g->cf, g->tab, g->cell_s, g->kidx_s, g->bu)
+		switch ((smem ? 4 : 0) | (tf->single ? 2 : 0) | tf->mixed) {
+		case 7: K_ENERGY(true, true, true); break;
+		case 6: K_ENERGY(true, true, false); break;
+		case 5: K_ENERGY(true, false, true); break;
+		case 4: K_ENERGY(true, false, false); break;
+		case 3: K_ENERGY(false, true, true); break;
+		case 2: K_ENERGY(false, true, false); break;
+		case 1: K_ENERGY(false, false, true); break;
+		default: K_ENERGY(false, false, false); break;
+		}
 #undef K_ENERGY
 		if (fek_cuda_launched("k_energy") < 0)
 			return -1;
@@ -492,7 +672,8 @@ fek_tpi_gpu_frame(struct fek_tpi_gpu *g, const struct fek_tpi_frame *tf,
 	if (ndel > 0) {
 		kf.du = tf->du_del;
 		k_delete<<<(unsigned)((ndel + 127) / 128), 128>>>(ndel, kf,
-		    g->af, g->atom, g->cstart, g->rows, g->coef, g->tab, g->delidx, g->bu);
+		    g->af, g->atom, g->cstart, g->rows, g->orig, g->coef, g->tab,
+		    g->delidx, g->delr, g->bu);
 		if (fek_cuda_launched("k_delete") < 0 ||
 		    reduce(g, par, ndel, 1, ngi, ns) < 0)
 			return -1;
@@ -512,24 +693,31 @@ fek_tpi_gpu_frame(struct fek_tpi_gpu *g, const struct fek_tpi_frame *tf,
 	}
 	g->st.delete_ms += ms_since(&t0);
 
-	/* results */
+	/* results: the groups combined on the device, then on the host */
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	hpart = (struct fek_tpi_part *)fek_alloc(ngi + ngd + 1, sizeof *hpart);
+	si = (ngi + MERGEB - 1) / MERGEB;
+	sd = (ngd + MERGEB - 1) / MERGEB;
+	if (dgrow(&g->spart, &g->cap_spart, si + sd + 1, "sums") < 0)
+		return -1;
+	if (si > 0)
+		k_merge<<<(unsigned)si, MERGEB>>>(ngi, g->part, 0, g->spart);
+	if (sd > 0)
+		k_merge<<<(unsigned)sd, MERGEB>>>(ngd, g->part + ngi, 1,
+		    g->spart + si);
+	if (fek_cuda_launched("k_merge") < 0)
+		return -1;
+	hpart = (struct fek_tpi_part *)fek_alloc(si + sd + 1, sizeof *hpart);
 	hh = (unsigned long long *)fek_alloc(2 * ns, sizeof *hh);
-	if (ngi + ngd > 0 && cudaMemcpy(hpart, g->part, (ngi + ngd) *
-	    sizeof *hpart, cudaMemcpyDeviceToHost) != cudaSuccess) {
+	if ((si + sd > 0 && (e = cudaMemcpy(hpart, g->spart, (si + sd) *
+	    sizeof *hpart, cudaMemcpyDeviceToHost)) != cudaSuccess) ||
+	    (e = cudaMemcpy(hh, g->hist, 2 * ns * sizeof *hh,
+	    cudaMemcpyDeviceToHost)) != cudaSuccess) {
 		free(hpart);
 		free(hh);
-		return fek_cuda_fail(cudaGetLastError(), "sums");
+		return fek_cuda_fail(e, "sums");
 	}
-	if (cudaMemcpy(hh, g->hist, 2 * ns * sizeof *hh,
-	    cudaMemcpyDeviceToHost) != cudaSuccess) {
-		free(hpart);
-		free(hh);
-		return fek_cuda_fail(cudaGetLastError(), "histogram");
-	}
-	fek_tpi_merge(hpart, ngi, 0, par->nins, res);
-	fek_tpi_merge(hpart + ngi, ngd, 1, ndel, res);
+	fek_tpi_merge(hpart, si, 0, par->nins, res);
+	fek_tpi_merge(hpart + si, sd, 1, ndel, res);
 	for (long b = 0; b < ns; b++) {
 		res->hins[b] = (long long)hh[b];
 		res->hdel[b] = (long long)hh[ns + b];
@@ -555,8 +743,11 @@ fek_tpi_gpu_free(struct fek_tpi_gpu *g)
 	cudaFree(g->af);
 	cudaFree(g->cstart);
 	cudaFree(g->delidx);
+	cudaFree(g->delr);
+	cudaFree(g->orig);
 	cudaFree(g->rows);
 	cudaFree(g->coef);
+	cudaFree(g->cf);
 	cudaFree(g->tab);
 	cudaFree(g->cell);
 	cudaFree(g->kidx);
@@ -564,6 +755,7 @@ fek_tpi_gpu_free(struct fek_tpi_gpu *g)
 	cudaFree(g->kidx_s);
 	cudaFree(g->bu);
 	cudaFree(g->part);
+	cudaFree(g->spart);
 	cudaFree(g->hist);
 	cudaFree(g->tmp);
 	free(g);

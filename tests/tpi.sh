@@ -93,6 +93,18 @@ echo "shift: (u_trunc - u_shift) / u(rc) is within $1 of a whole number; $2 dist
 le shift-whole-neighbours "$1" 1e-6
 le shift-not-a-constant 10 "$2"
 
+# ---- mixed precision: within 1e-5 kT of double precision ------------------------------
+t mixed-E 0 "tpi-gpu -d cpu --precision mixed -n 20000 -E -T fr.fek > em.txt"
+t double-E 0 "tpi-gpu -d cpu --precision double -n 20000 -E -T fr.fek > ed.txt"
+set -- $(paste <(section insertions ed.txt) <(section insertions em.txt) | awk '
+	{ d = $2 - $5; if (d < 0) d = -d; if ($2 < 50) { if (d > m) m = d; if (d > 0) k++ } else if (d / $2 > r) r = d / $2 }
+	END { printf "%.3g %.3g %d\n", m, r, k }')
+echo "mixed: |du| <= $1 kT where beta u < 50 ($3 moves differ), $2 relative above"
+le mixed-within-1e-5 "$1" 1e-5
+le mixed-relative "$2" 1e-6
+le mixed-is-used 1 "$3"
+ok mixed-key grep -q '^#PRECISION mixed' em.txt
+
 # ---- one particle in a box: the integral -------------------------------------------
 awk 'BEGIN { print "#FEK 1\n#KIND frames\n#ROWS 1\n#COL x f64 sigma\n#COL y f64 sigma\n#COL z f64 sigma"
 	print "#STEP 0\n#BOX 6 6 6\n#END\n1.5 2.5 3.5" }' > one.txt
@@ -176,3 +188,4 @@ t_usage usage-rc-alone "tpi-gpu --rc 3 fr.fek"
 t_usage usage-nothing "tpi-gpu -n 0 --no-deletions fr.fek"
 t_usage usage-units "tpi-gpu --units si fr.fek"
 t_usage usage-device "tpi-gpu -d foo fr.fek"
+t_usage usage-precision "tpi-gpu --precision single fr.fek"

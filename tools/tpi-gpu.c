@@ -33,15 +33,16 @@ usage(void)
 	    "[--force-shift] [--format format]\n"
 	    "               [--lj [i:j:]eps:sigma[:rc]] [--mix lb|geometric] "
 	    "[--no-deletions]\n"
-	    "               [--no-tail] [--rc cutoff] [--shift] [--tail] "
-	    "[--type t]\n"
-	    "               [--units lj|real|gmx] [file ...]\n");
+	    "               [--no-tail] [--precision double|mixed] "
+	    "[--rc cutoff] [--shift]\n"
+	    "               [--tail] [--type t] [--units lj|real|gmx] "
+	    "[file ...]\n");
 	exit(FEK_EX_USAGE);
 }
 
 enum {
 	OPT_BINS = 300, OPT_CELLS, OPT_FSHIFT, OPT_FORMAT, OPT_LJ, OPT_MIX,
-	OPT_NODEL, OPT_NOTAIL, OPT_RC, OPT_SHIFT, OPT_TAIL, OPT_TYPE,
+	OPT_NODEL, OPT_NOTAIL, OPT_PREC, OPT_RC, OPT_SHIFT, OPT_TAIL, OPT_TYPE,
 	OPT_UNITS, OPT_VERSION
 };
 
@@ -117,6 +118,7 @@ main(int argc, char **argv)
 		{ "mix", required_argument, NULL, OPT_MIX },
 		{ "no-deletions", no_argument, NULL, OPT_NODEL },
 		{ "no-tail", no_argument, NULL, OPT_NOTAIL },
+		{ "precision", required_argument, NULL, OPT_PREC },
 		{ "rc", required_argument, NULL, OPT_RC },
 		{ "shift", no_argument, NULL, OPT_SHIFT },
 		{ "tail", no_argument, NULL, OPT_TAIL },
@@ -142,7 +144,7 @@ main(int argc, char **argv)
 	long long nframes = 0, ntot_ins = 0, ntot_del = 0;
 	int text = 0, raw = 0, quiet = 0, verbose = 0, nerr = 0, c;
 	int geometric = 0, nlj = 0, shift = 0, fshift = 0, tail = -1, del = 1;
-	int potopt = 0, tty, nfiles;
+	int potopt = 0, tty, nfiles, mixed = -1;
 
 	fek_setprogname(argv[0]);
 	memset(&par, 0, sizeof par);
@@ -217,6 +219,17 @@ main(int argc, char **argv)
 			break;
 		case OPT_NOTAIL:
 			tail = 0;
+			break;
+		case OPT_PREC:
+			if (strcmp(optarg, "double") == 0)
+				mixed = 0;
+			else if (strcmp(optarg, "mixed") == 0)
+				mixed = 1;
+			else {
+				fek_warnx("--precision: '%s' is not double or "
+				    "mixed", optarg);
+				nerr++;
+			}
 			break;
 		case OPT_RC:
 			potopt = 1;
@@ -376,6 +389,10 @@ main(int argc, char **argv)
 				par.key = fek_tpi_key((uint64_t)seed);
 				par.raw = raw;
 				par.sub = (int)cells;
+				/* mixed arithmetic by default on the GPU only:
+				 * the CPU is the double-precision reference */
+				par.mixed = mixed >= 0 ? mixed : use ==
+				    FEK_DEV_GPU;
 				fek_tpi_result_init(&res, &par);
 				snprintf(vunit, sizeof vunit, "%s^3",
 				    units->length);
@@ -403,6 +420,8 @@ main(int argc, char **argv)
 					}
 				fek_hdr_add(&out.keys, "TAIL", "%s", tail ?
 				    "yes" : "no");
+				fek_hdr_add(&out.keys, "PRECISION", "%s",
+				    par.mixed ? "mixed" : "double");
 				if (use == FEK_DEV_GPU &&
 				    (gpu = fek_tpi_gpu_new(&par)) == NULL)
 					fek_die();

@@ -1,8 +1,10 @@
 /*
  * frame.c - a stored configuration made ready for test insertions and
  * deletions (tpi.h): wrapped into its cell, sorted by the cells of a cell
- * list, the neighbourhood rows that cover the cutoff (tpi_eval.h), the
- * pair coefficients of the inserted type, and the tail differences.
+ * list and stored relative to the origins of their rows of cells, the
+ * neighbourhood rows that cover the cutoff (tpi_eval.h), the pair
+ * coefficients of the inserted type in double and single precision (the
+ * mixed arithmetic's close radius), and the tail differences.
  *
  * Cell lists: Allen and Tildesley, Computer Simulation of Liquids (2nd
  * ed., 2017), section 5.3.2; the neighbourhood trimmed of the image cells
@@ -76,13 +78,82 @@ make_rows(struct fek_tpi_frame *tf, const int *m, const double *cw,
 	return n;
 }
 
+/* The most runs any row breaks into (fek_tpi_seg_next), over every home
+ * slice along a. */
+static int
+max_runs(const struct fek_tpi_frame *tf)
+{
+	int nx = tf->g.nc[0], most = 0;
+
+	for (int q = 0; q < tf->g.nrow; q++)
+		for (int hx = 0; hx < nx; hx++) {
+			int runs = 0;
+
+			for (int cx = hx + tf->rows[q].dx0;
+			    cx <= hx + tf->rows[q].dx1; runs++) {
+				int c0 = cx;
+
+				fek_tpi_wrap(&c0, nx);
+				cx += nx - c0;
+			}
+			if (runs > most)
+				most = runs;
+		}
+	return most;
+}
+
+/*
+ * The single-precision view of pair c for the mixed arithmetic: pairs
+ * between near and rc - band go to single precision.  A coordinate
+ * difference in single precision is off by up to about delta = 2^-23
+ * times the largest relative coordinate (half the box along a, plus
+ * tilts and two cutoffs: 1.5e-6 sigma in the LJ liquid of seed 002), so
+ * a pair energy by up to beta |u'(r)| delta.  near is where that bound
+ * falls below 5e-6 kT for good: the pairs summed in single precision
+ * are each off by less, by about a fifth of it on average, and their sum
+ * (about 45 pairs in seed 002's liquid) by about 1e-6 kT rms.  Farther
+ * out in a large box or a cold or strongly bound fluid.  Not plain LJ
+ * (tables, force-shifted pairs): nothing in single precision.
+ */
+static void
+mixed_coef(const struct fek_pair_coef *c, int style, double beta,
+    double delta, double band, struct fek_tpi_coeff *cf)
+{
+	double rc = sqrt(c->rc2), sig, rn;
+
+	memset(cf, 0, sizeof *cf);
+	cf->c12 = (float)c->c12;
+	cf->c6 = (float)c->c6;
+	cf->ushift = (float)c->ushift;
+	cf->near2 = INFINITY;
+	if (style != FEK_PAIR_LJ || c->fc != 0 || !(c->c12 > 0) ||
+	    !(c->c6 > 0) || !(rc > band))
+		return;
+	sig = pow(c->c12 / c->c6, 1.0 / 6);
+	rn = 0.5 * sig;
+	for (int k = 0; k <= 4000; k++) {
+		double r = rc - (rc - 0.5 * sig) * k / 4000.0;
+		double ir6 = 1 / (r * r * r * r * r * r);
+		double du = (12 * c->c12 * ir6 - 6 * c->c6) * ir6 / r;
+
+		if (beta * fabs(du) * delta > 5e-6) {
+			rn = r;
+			break;
+		}
+	}
+	if (rn >= rc - band)
+		return;
+	cf->near2 = (float)(rn * rn);
+	cf->band2 = nextafterf((float)((rc - band) * (rc - band)), 0);
+}
+
 int
 fek_tpi_frame_prepare(struct fek_tpi_frame *tf, const struct fek_frame *f,
     const struct fek_tpi_par *par)
 {
 	const struct fek_pairpot *pp = par->pp;
 	struct fek_tpi_grid *g = &tf->g;
-	double w[3], cw[3], rc = pp->rcmax;
+	double w[3], cw[3], rc = pp->rcmax, band = 0;
 	int m[3], ortho;
 	long n = f->n, *cnt;
 	int *cell;
@@ -112,7 +183,14 @@ fek_tpi_frame_prepare(struct fek_tpi_frame *tf, const struct fek_frame *f,
 	}
 	ortho = g->box.xy == 0 && g->box.xz == 0 && g->box.yz == 0;
 	g->nrow = (int)make_rows(tf, m, cw, rc, ortho);
+	g->maxrun = max_runs(tf);
 	g->rc2max = rc * rc;
+	tf->orig = grow(tf->orig, &tf->caporig, 3L * g->nc[1] * g->nc[2],
+	    sizeof *tf->orig);
+	for (int cz = 0; cz < g->nc[2]; cz++)
+		for (int cy = 0; cy < g->nc[1]; cy++)
+			fek_tpi_origin(g, cy, cz, tf->orig + 3 * (cy + g->nc[1] *
+			    cz));
 	{
 		/* the screen (tpi_eval.h): single precision's error in a
 		 * distance between points of coordinates up to about lmax is
@@ -124,6 +202,7 @@ fek_tpi_frame_prepare(struct fek_tpi_frame *tf, const struct fek_frame *f,
 		double mg = rc + lmax * 9.5367431640625e-07;
 
 		g->rcf2 = nextafterf((float)(mg * mg), INFINITY);
+		band = mg - rc;
 	}
 
 	/* wrap, find cells, sort (stable: the frame's order within a cell) */
@@ -140,6 +219,9 @@ fek_tpi_frame_prepare(struct fek_tpi_frame *tf, const struct fek_frame *f,
 		}
 	}
 	tf->delidx = realloc(tf->delidx, (n > 0 ? n : 1) * sizeof *tf->delidx);
+	tf->delr = realloc(tf->delr, 3 * (n > 0 ? n : 1) * sizeof *tf->delr);
+	if (tf->delidx == NULL || tf->delr == NULL)
+		fek_errx(FEK_EX_SOFTWARE, "out of memory");
 	tf->cstart = grow(tf->cstart, &tf->capcell, g->ncell + 1,
 	    sizeof *tf->cstart);
 	cell = fek_alloc(n > 0 ? n : 1, sizeof *cell);
@@ -166,18 +248,23 @@ fek_tpi_frame_prepare(struct fek_tpi_frame *tf, const struct fek_frame *f,
 	for (long i = 0; i < n; i++) {
 		long j = cnt[cell[i]]++;
 		struct fek_tpi_atom *a = &tf->atom[j];
+		int cyz = cell[i] / g->nc[0];
+		const double *o = tf->orig + 3 * cyz;
 
-		a->x = xw[3 * i];
-		a->y = xw[3 * i + 1];
-		a->z = xw[3 * i + 2];
+		a->x = xw[3 * i] - o[0];
+		a->y = xw[3 * i + 1] - o[1];
+		a->z = xw[3 * i + 2] - o[2];
 		a->type = f->type[i];
 		a->orig = (int)i;
 		tf->atomf[j].x = (float)a->x;
 		tf->atomf[j].y = (float)a->y;
 		tf->atomf[j].z = (float)a->z;
 		tf->atomf[j].type = a->type;
-		if (f->type[i] == par->itype)
+		if (f->type[i] == par->itype) {
+			memcpy(tf->delr + 3 * tf->ndel, xw + 3 * i,
+			    3 * sizeof *xw);
 			tf->delidx[tf->ndel++] = (int)j;
+		}
 	}
 	free(cell);
 	free(cnt);
@@ -188,6 +275,18 @@ fek_tpi_frame_prepare(struct fek_tpi_frame *tf, const struct fek_frame *f,
 		tf->coef[t] = pp->coef[par->itype * FEK_PMD_MAXTYPES + t];
 	tf->single = pp->style == FEK_PAIR_LJ && pp->ntypes == 1 &&
 	    tf->coef[0].fc == 0;
+	tf->mixed = par->mixed;
+	for (int t = 0; t < FEK_PMD_MAXTYPES; t++) {
+		const struct fek_box *b = &g->box;
+		double delta = ldexp(0.5 * b->lx + fabs(b->xy) + fabs(b->xz) +
+		    2 * rc, -23);
+
+		mixed_coef(&tf->coef[t], pp->style, par->beta, delta, band,
+		    &tf->cf[t]);
+		if (t < pp->ntypes && (pp->style != FEK_PAIR_LJ ||
+		    tf->coef[t].fc != 0))
+			tf->mixed = 0;
+	}
 
 	tf->du_ins = tf->du_del = 0;
 	if (par->tail) {
@@ -209,9 +308,23 @@ fek_tpi_frame_prepare(struct fek_tpi_frame *tf, const struct fek_frame *f,
 }
 
 void
+fek_tpi_frame_view(const struct fek_tpi_frame *tf,
+    const struct fek_tpi_par *par, struct fek_tpi_view *v)
+{
+	v->af = tf->atomf;
+	v->atom = tf->atom;
+	v->coef = tf->coef;
+	v->cf = tf->cf;
+	v->tab = par->pp->tab;
+	v->style = par->pp->style;
+}
+
+void
 fek_tpi_frame_free(struct fek_tpi_frame *tf)
 {
 	free(tf->rows);
+	free(tf->orig);
+	free(tf->delr);
 	free(tf->atom);
 	free(tf->atomf);
 	free(tf->cstart);

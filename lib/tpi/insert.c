@@ -54,15 +54,51 @@ histogram(const struct fek_tpi_par *par, const double *bu, long n,
 		h[fek_tpi_bin(par, bu[i])]++;
 }
 
+/* The energy of a test particle at r over the n runs sg of its home
+ * cell's neighbourhood (fek_tpi_segs): fek_tpi_energy's sum, in its
+ * order, compiled apart for each case of single and mixed (constants
+ * there, so that the loop tests neither). */
+static double
+energy_segs(const struct fek_tpi_frame *tf, const struct fek_tpi_view *v,
+    const struct fek_tpi_seg *sg, int n, const double *r)
+{
+	float rcf2 = tf->g.rcf2;
+	double u = 0;
+
+	for (int i = 0; i < n; i++) {
+		double p[3] = { r[0] - sg[i].s[0], r[1] - sg[i].s[1],
+		    r[2] - sg[i].s[2] };
+
+		switch ((tf->single ? 2 : 0) | (tf->mixed ? 1 : 0)) {
+		case 3:
+			u += fek_tpi_run(v, rcf2, 1, 1, p, sg[i].j0, sg[i].j1,
+			    -1);
+			break;
+		case 2:
+			u += fek_tpi_run(v, rcf2, 1, 0, p, sg[i].j0, sg[i].j1,
+			    -1);
+			break;
+		case 1:
+			u += fek_tpi_run(v, rcf2, 0, 1, p, sg[i].j0, sg[i].j1,
+			    -1);
+			break;
+		default:
+			u += fek_tpi_run(v, rcf2, 0, 0, p, sg[i].j0, sg[i].j1,
+			    -1);
+		}
+	}
+	return u;
+}
+
 int
 fek_tpi_cpu(const struct fek_tpi_frame *tf, const struct fek_tpi_par *par,
     uint64_t fid, struct fek_tpi_result *res)
 {
 	const struct fek_tpi_grid *g = &tf->g;
-	const struct fek_pairpot *pp = par->pp;
 	long chunk = par->nins < FEK_TPI_CHUNK ? (long)par->nins : FEK_TPI_CHUNK;
 	long ng = (long)((par->nins + FEK_TPI_GROUP - 1) / FEK_TPI_GROUP);
 	struct fek_tpi_part *part;
+	struct fek_tpi_view v;
 	double *bu, *pos;
 	int *cell, *order;
 	long *cnt;
@@ -75,6 +111,7 @@ fek_tpi_cpu(const struct fek_tpi_frame *tf, const struct fek_tpi_par *par,
 	cell = fek_alloc(chunk > 0 ? chunk : 1, sizeof *cell);
 	order = fek_alloc(chunk > 0 ? chunk : 1, sizeof *order);
 	cnt = fek_alloc(g->ncell + 1, sizeof *cnt);
+	fek_tpi_frame_view(tf, par, &v);
 
 	for (long long base = 0; base < par->nins; base += chunk) {
 		long n = par->nins - base < chunk ? (long)(par->nins - base) :
@@ -95,14 +132,27 @@ fek_tpi_cpu(const struct fek_tpi_frame *tf, const struct fek_tpi_par *par,
 			cnt[c + 1] += cnt[c];
 		for (long k = 0; k < n; k++)
 			order[cnt[cell[k]]++] = (int)k;
-#pragma omp parallel for schedule(static, 64)
-		for (long q = 0; q < n; q++) {
-			long k = order[q];
+		/* insertions in cell order: the runs of a home cell's
+		 * neighbourhood found once for all its insertions */
+#pragma omp parallel
+		{
+			struct fek_tpi_seg *sg = fek_alloc((size_t)g->nrow *
+			    g->maxrun, sizeof *sg);
+			int h = -1, nsg = 0;
 
-			bu[k] = par->beta * (fek_tpi_energy(g, tf->rows,
-			    tf->atomf, tf->atom, tf->cstart, tf->coef,
-			    pp->style, pp->tab, tf->single, pos + 3 * k,
-			    cell[k], -1) + tf->du_ins);
+#pragma omp for schedule(static, 256)
+			for (long q = 0; q < n; q++) {
+				long k = order[q];
+
+				if (cell[k] != h) {
+					h = cell[k];
+					nsg = fek_tpi_segs(g, tf->rows, tf->orig,
+					    tf->cstart, h, sg);
+				}
+				bu[k] = par->beta * (energy_segs(tf, &v, sg,
+				    nsg, pos + 3 * k) + tf->du_ins);
+			}
+			free(sg);
 		}
 		groups(bu, n, 0, part + base / FEK_TPI_GROUP);
 		histogram(par, bu, n, res->hins);
@@ -126,15 +176,13 @@ fek_tpi_cpu(const struct fek_tpi_frame *tf, const struct fek_tpi_par *par,
 		part = fek_alloc(ngd > 0 ? ngd : 1, sizeof *part);
 #pragma omp parallel for schedule(static, 16)
 		for (long q = 0; q < n; q++) {
-			int j = tf->delidx[q];
-			double r[3] = { tf->atom[j].x, tf->atom[j].y,
-			    tf->atom[j].z }, s[3];
+			const double *r = tf->delr + 3 * q;
+			double s[3];
 
 			fek_box_frac(&g->box, r, s);
 			bu[q] = par->beta * (fek_tpi_energy(g, tf->rows,
-			    tf->atomf, tf->atom, tf->cstart, tf->coef,
-			    pp->style, pp->tab, tf->single, r,
-			    fek_tpi_cell(g, s), j) + tf->du_del);
+			    tf->orig, tf->cstart, &v, tf->single, 0, r,
+			    fek_tpi_cell(g, s), tf->delidx[q]) + tf->du_del);
 		}
 		groups(bu, n, 1, part);
 		fek_tpi_merge(part, ngd, 1, n, res);

@@ -40,6 +40,8 @@ struct fek_tpi_par {
 	long nbins;
 	int raw;			/* keep every move's beta u */
 	int sub;			/* slices per cutoff (cells), >= 1 */
+	int mixed;			/* insertions: single-precision pairs
+					   where they are safe (tpi_eval.h) */
 };
 
 /* The Philox key of a seed. */
@@ -49,19 +51,26 @@ uint64_t fek_tpi_key(uint64_t seed);
 struct fek_tpi_frame {
 	struct fek_tpi_grid g;
 	struct fek_tpi_row *rows;	/* g.nrow */
-	struct fek_tpi_atom *atom;	/* n, sorted by cell */
+	struct fek_tpi_atom *atom;	/* n, sorted by cell, each relative
+					   to its row's origin */
 	struct fek_tpi_atomf *atomf;	/* their single-precision copies */
 	int *cstart;			/* g.ncell + 1 */
+	double *orig;			/* the rows' origins: 3 for each
+					   (cy, cz), cy + ny cz */
 	long n;
 	long ndel;			/* particles of the inserted type */
 	int *delidx;			/* their sorted indices (in the
 					   frame's order as read) */
+	double *delr;			/* their positions (3 each) */
 	double V;
 	long count[FEK_PMD_MAXTYPES];	/* particles of each type */
 	double du_ins, du_del;		/* the tail differences (energy) */
 	struct fek_pair_coef coef[FEK_PMD_MAXTYPES]; /* itype with t */
+	struct fek_tpi_coeff cf[FEK_PMD_MAXTYPES];	/* the same, single
+							   precision */
 	int single;			/* one type, plain LJ */
-	long cap, capcell, caprow;
+	int mixed;			/* par->mixed, and every pair plain LJ */
+	long cap, capcell, caprow, caporig;
 };
 
 /* Prepare f for the moves of par (cells of at least rc / par->sub,
@@ -71,6 +80,9 @@ struct fek_tpi_frame {
 int	fek_tpi_frame_prepare(struct fek_tpi_frame *tf, const struct fek_frame *f,
 	    const struct fek_tpi_par *par);
 void	fek_tpi_frame_free(struct fek_tpi_frame *tf);
+/* The energy loop's view of tf (host pointers). */
+void	fek_tpi_frame_view(const struct fek_tpi_frame *tf,
+	    const struct fek_tpi_par *par, struct fek_tpi_view *v);
 
 /* What one frame gives. */
 struct fek_tpi_result {
