@@ -19,7 +19,7 @@ CWARN = -Wall -Wextra -Wno-unused-parameter
 CPPFLAGS += -std=c11 -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L -Ilib
 # OpenMP: window-parallel loops on the CPU (wham-gpu's reader); GCC's own.
 OMPFLAGS = -fopenmp
-LDLIBS = -lgsl -lopenblas -lmatheval -lz -lm
+LDLIBS = -lgsl -lopenblas -lmatheval -lfftw3 -lz -lm
 
 ifeq ($(SANITIZE),1)
 CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer \
@@ -59,7 +59,8 @@ LIBOBJ = $(LIBSRC:.c=.o) $(GPUOBJ)
 TOOLSRC = $(wildcard tools/*.c)
 TOOLS = $(TOOLSRC:.c=)
 # C programs of the tests that link libfek (built by make check)
-TESTPROGS = tests/pmd-fd tests/md-config-check tests/trajin-check tests/bd-check
+TESTPROGS = tests/pmd-fd tests/md-config-check tests/trajin-check tests/bd-check \
+	tests/mm-top-check tests/mm-bonded-check tests/mm-pme-check
 MAN1 = $(wildcard man/man1/*.1)
 MAN5 = $(wildcard man/man5/*.5)
 MAN7 = $(wildcard man/man7/*.7)

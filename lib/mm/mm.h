@@ -1,0 +1,243 @@
+/*
+ * mm.h - molecular systems from GROMACS inputs for md-gpu (issue 16, "md-gpu
+ * III"): a topology read from .top/.itp files (top.c, with the C
+ * preprocessor's subset that force fields use in cpp.c) and run options
+ * from a .mdp file (mdp.c), flattened into one system whose interactions
+ * are lists per kind; the CPU reference of their energies and forces
+ * (bonded.c, nonbonded.c, pme.c, vsite.c) and a single-point driver
+ * (energy.c).  The GPU path comes later and must agree with this one.
+ *
+ * Units are GROMACS's throughout: nm, ps, kJ/mol, g/mol (amu), e, K.
+ * Angles are in radians here (degrees in the files).  The functional
+ * forms are those of the GROMACS 2022 reference manual, section
+ * "Bonded interactions" and "Non-bonded interactions" (Abraham et al.,
+ * GROMACS 2022 manual); smooth PME is Essmann et al., J. Chem. Phys. 103,
+ * 8577 (1995).
+ */
+#ifndef FEK_MM_H
+#define FEK_MM_H
+
+#include <stdint.h>
+
+#include "md/pmd_eval.h"		/* struct fek_box */
+
+/* 1 / (4 pi eps0) in kJ/mol nm e^-2: GROMACS 2022's ONE_4PI_EPS0 from
+ * CODATA 2018 (eps0 8.8541878128e-12 F/m, e and N_A exact). */
+#define FEK_MM_ONE_4PI_EPS0 138.93545764438196
+
+/*
+ * Interaction kinds.  Each interaction of kind k lists fek_mm_nat[k]
+ * atoms (0-based, into the flat system) and fek_mm_npar[k] parameters,
+ * in the order given.  The GROMACS function types they come from:
+ */
+enum fek_mm_kind {
+	FEK_MM_BOND,	/* [bonds] 1: b0 (nm), kb (kJ/mol/nm^2);
+			   U = kb/2 (r - b0)^2 */
+	FEK_MM_ANGLE,	/* [angles] 1: th0 (rad), k (kJ/mol/rad^2);
+			   U = k/2 (th - th0)^2 */
+	FEK_MM_UB,	/* [angles] 5: th0, kth, r13 (nm), kub (kJ/mol/nm^2);
+			   U = kth/2 (th - th0)^2 + kub/2 (r13' - r13)^2,
+			   r13' the 1-3 distance */
+	FEK_MM_PDIH,	/* [dihedrals] 1 and 9 (one entry per term of a 9):
+			   phi0 (rad), k (kJ/mol), n (multiplicity);
+			   U = k (1 + cos(n phi - phi0)) */
+	FEK_MM_PIDIH,	/* [dihedrals] 4 (periodic improper): as PDIH */
+	FEK_MM_RB,	/* [dihedrals] 3: C0..C5 (kJ/mol);
+			   U = sum_n Cn cos^n(psi), psi = phi - pi */
+	FEK_MM_IDIH,	/* [dihedrals] 2: xi0 (rad), k (kJ/mol/rad^2);
+			   U = k/2 (xi - xi0)^2, xi - xi0 taken in (-pi, pi] */
+	FEK_MM_PAIR,	/* [pairs] 1: c6 (kJ/mol nm^6), c12 (kJ/mol nm^12),
+			   qq = fudgeQQ qi qj (e^2); U_LJ14 = c12/r^12 -
+			   c6/r^6, U_C14 = ONE_4PI_EPS0 qq / (eps_r r) */
+	FEK_MM_CONSTR,	/* [constraints] 1 and 2, and bonds made constraints
+			   (mdp constraints): d (nm) */
+	FEK_MM_SETTLE,	/* [settles]: atoms O, H, H; dOH, dHH (nm) */
+	FEK_MM_VSITE3,	/* [virtual_sites3] 1: atoms s, i, j, k; a, b;
+			   x_s = x_i + a (x_j - x_i) + b (x_k - x_i) */
+	FEK_MM_NKIND
+};
+
+/* Atoms and parameters of one interaction of each kind. */
+extern const int fek_mm_nat[FEK_MM_NKIND];
+extern const int fek_mm_npar[FEK_MM_NKIND];
+
+/* The interactions of one kind. */
+struct fek_mm_ilist {
+	long n, cap;
+	int *atoms;			/* n fek_mm_nat[k] */
+	double *par;			/* n fek_mm_npar[k] */
+};
+
+/* Append one interaction (out of memory: exits 70). */
+void	fek_mm_ilist_add(struct fek_mm_ilist *il, int kind, const int *atoms,
+	    const double *par);
+
+/*
+ * Energy terms, as GROMACS's gmx energy names them (fek_mm_term_name),
+ * so that a single point can be compared term by term.
+ */
+enum fek_mm_term {
+	FEK_MM_E_BOND,		/* "Bond" */
+	FEK_MM_E_ANGLE,		/* "Angle" */
+	FEK_MM_E_UB,		/* "U-B" */
+	FEK_MM_E_PDIH,		/* "Proper Dih." */
+	FEK_MM_E_PIDIH,		/* "Per. Imp. Dih." */
+	FEK_MM_E_RB,		/* "Ryckaert-Bell." */
+	FEK_MM_E_IDIH,		/* "Improper Dih." */
+	FEK_MM_E_LJ14,		/* "LJ-14" */
+	FEK_MM_E_COUL14,	/* "Coulomb-14" */
+	FEK_MM_E_LJSR,		/* "LJ (SR)" */
+	FEK_MM_E_DISPCORR,	/* "Disper. corr." */
+	FEK_MM_E_COULSR,	/* "Coulomb (SR)" */
+	FEK_MM_E_COULRECIP,	/* "Coul. recip." */
+	FEK_MM_NTERM
+};
+
+const char *fek_mm_term_name(int term);
+
+/* The flat system: every molecule of [ molecules ] expanded, in order. */
+struct fek_mm_top {
+	long n;				/* atoms, virtual sites included */
+	double *mass;			/* g/mol; 0 for virtual sites */
+	double *q;			/* charge, e */
+	int *type;			/* LJ (atom) type, 0 .. ntype - 1 */
+	char *ptype;			/* 'A' atom, 'V' virtual site (and 'D'
+					   dummy, read as 'V') */
+	int *resnr;			/* residue number as in [ atoms ] */
+	char (*resname)[8];		/* residue name */
+	char (*aname)[8];		/* atom name */
+	int *mol;			/* molecule (block of [ molecules ]
+					   expanded) each atom belongs to */
+	long nmol;
+	int ntype;
+	char (*tname)[16];		/* atom type names */
+	double *c6, *c12;		/* ntype x ntype LJ coefficients
+					   (kJ/mol nm^6, kJ/mol nm^12), from
+					   [ nonbond_params ] or the
+					   combination rule */
+	struct fek_mm_ilist il[FEK_MM_NKIND];
+	/* exclusions: atom i's excluded partners (both ways, not i itself,
+	   sorted) are xlist[xstart[i] .. xstart[i + 1]) */
+	long *xstart;
+	int *xlist;
+	int comb;			/* [ defaults ] comb-rule (1, 2, 3) */
+	double fudge_lj, fudge_qq;	/* [ defaults ] */
+	char system[128];		/* [ system ] title */
+};
+
+/*
+ * Read a topology: path (.top), with #include files found beside the
+ * including file, then in each directory of incdirs (':'-separated; may
+ * be NULL), then in $GMXLIB and $GMXDATA/top, then /usr/share/gromacs/top,
+ * as grompp does; defines: "-DNAME[=VALUE] ..." as grompp's mdp "define"
+ * (may be NULL).  On error -1 with fek_seterr(66, cannot open) or
+ * fek_seterr(65, "FILE:LINE: what"), naming the file and line where the
+ * fault is (an unknown directive, a missing parameter type, a bad
+ * number, an atom index out of range, an unsupported function type, a
+ * molecule name [ molecules ] does not know ...); t is then freed.
+ */
+int	fek_mm_top_read(struct fek_mm_top *t, const char *path,
+	    const char *incdirs, const char *defines);
+void	fek_mm_top_free(struct fek_mm_top *t);
+
+/* Run options: the .mdp keys md-gpu reads (mdp.c), GROMACS's defaults. */
+enum { FEK_MM_COUL_CUT, FEK_MM_COUL_RF, FEK_MM_COUL_PME };
+enum { FEK_MM_DISP_NO, FEK_MM_DISP_ENER, FEK_MM_DISP_ENERPRES };
+enum { FEK_MM_CONSTR_NONE, FEK_MM_CONSTR_HBONDS, FEK_MM_CONSTR_ALLBONDS };
+struct fek_mm_opt {
+	int coulombtype;		/* cut-off (= reaction-field with
+					   epsilon-rf 1, as GROMACS's Verlet
+					   scheme), reaction-field, PME */
+	int coul_shift;			/* coulomb-modifier potential-shift
+					   (default) or none */
+	int vdw_shift;			/* vdw-modifier potential-shift
+					   (default) or none */
+	double rcoulomb, rvdw;		/* nm (defaults 1, 1) */
+	double epsilon_r, epsilon_rf;	/* 1, 0 (= infinity) */
+	double ewald_rtol;		/* 1e-5 */
+	int pme_order;			/* 4 */
+	double fourierspacing;		/* 0.12 nm */
+	int fourier_n[3];		/* fourier-nx, -ny, -nz (0: from the
+					   spacing) */
+	int dispcorr;			/* no, Ener, EnerPres */
+	int constraints;		/* none, h-bonds, all-bonds */
+	char define[512];		/* "define" */
+	char include[512];		/* "include": -I dirs */
+	/* dynamics (read, used by later increments) */
+	double dt, tinit;
+	long nsteps;
+	double ref_t, tau_t, ref_p, tau_p, compressibility;
+	char integrator[32], tcoupl[32], pcoupl[32];
+};
+
+/* GROMACS's defaults into o. */
+void	fek_mm_opt_default(struct fek_mm_opt *o);
+/* Read a .mdp file into o (over its defaults): "key = value" lines,
+ * ';' comments, '-' and '_' the same in keys; keys md-gpu does not use
+ * are ignored, values it cannot honour (an integrator, coulombtype or
+ * constraint algorithm it lacks) are refused.  -1 with fek_seterr(66) or
+ * fek_seterr(65, "FILE:LINE: ..."). */
+int	fek_mm_opt_read(struct fek_mm_opt *o, const char *path);
+
+/* Bonds to hydrogen (an atom whose name starts with H, as grompp) or
+ * all bonds made constraints of their b0, as mdp constraints asks. */
+void	fek_mm_top_constrain(struct fek_mm_top *t, int mode);
+
+/* ---- the CPU reference of energies and forces ---------------------------- */
+
+/* A single point's results: energy terms (kJ/mol), the virial
+ * -1/2 sum r (x) f (kJ/mol, 3 x 3, row-major), forces (n x 3, kJ/mol/nm)
+ * on the atoms after virtual-site forces are spread. */
+struct fek_mm_energy {
+	double term[FEK_MM_NTERM];
+	double pot;			/* their sum */
+	double vir[9];
+};
+
+/* Bonded kinds and pairs (BOND .. PAIR) at x (n x 3, nm) in box b
+ * (distances by minimum image): energies added into e->term, forces
+ * into f (n x 3), virial into e->vir.  eps_r: the pairs' dielectric. */
+void	fek_mm_bonded(const struct fek_mm_top *t, const struct fek_box *b,
+	    double eps_r, const double *x, double *f, struct fek_mm_energy *e);
+
+/* Virtual sites: their positions from their constructing atoms, and
+ * their forces spread back onto those atoms (f of the sites zeroed). */
+void	fek_mm_vsite_place(const struct fek_mm_top *t, const struct fek_box *b,
+	    double *x);
+void	fek_mm_vsite_spread(const struct fek_mm_top *t, const struct fek_box *b,
+	    const double *x, double *f, double *vir);
+
+/* Smooth PME, the reciprocal part (pme.c, FFTW): grid n[3], B-spline
+ * order, Ewald splitting beta (1/nm).  fek_mm_pme_new: NULL with
+ * fek_seterr(64) for a bad grid or order. */
+struct fek_mm_pme;
+struct fek_mm_pme *fek_mm_pme_new(const int *n, int order, double beta);
+/* Reciprocal energy of charges q at x (n atoms) in box b, including the
+ * self term -beta/sqrt(pi) sum q^2 and, for a net charge Q, the neutralising
+ * background -pi Q^2 / (2 V beta^2) (both times ONE_4PI_EPS0 / eps_r), as
+ * GROMACS's "Coul. recip." reports them; forces added to f, virial to vir. */
+double	fek_mm_pme_energy(struct fek_mm_pme *p, const struct fek_box *b,
+	    long n, const double *x, const double *q, double eps_r, double *f,
+	    double *vir);
+void	fek_mm_pme_free(struct fek_mm_pme *p);
+/* The Ewald beta with erfc(beta rc) = rtol (GROMACS's calc_ewaldcoeff_q). */
+double	fek_mm_ewald_beta(double rc, double rtol);
+/* Grid points along a box edge of length l for spacing h: the smallest
+ * n >= l / h that GROMACS's calcgrid would take (factors 2, 3, 5, 7). */
+int	fek_mm_pme_grid(double l, double h);
+
+/* Short-range non-bonded (nonbonded.c): LJ within rvdw and Coulomb
+ * within rcoulomb (cut-off/reaction-field/PME real space, with the
+ * modifiers of o), excluded pairs left out (and with PME their
+ * reciprocal-space interaction subtracted), dispersion correction. */
+void	fek_mm_nonbonded(const struct fek_mm_top *t, const struct fek_mm_opt *o,
+	    const struct fek_box *b, const double *x, double *f,
+	    struct fek_mm_energy *e);
+
+/* A whole single point (energy.c): virtual sites placed, every term,
+ * forces spread.  x is updated (sites); f (n x 3) is overwritten. */
+int	fek_mm_single_point(const struct fek_mm_top *t,
+	    const struct fek_mm_opt *o, const struct fek_box *b, double *x,
+	    double *f, struct fek_mm_energy *e);
+
+#endif
