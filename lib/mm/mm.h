@@ -213,17 +213,20 @@ void	fek_mm_vsite_spread(const struct fek_mm_top *t, const struct fek_box *b,
 struct fek_mm_pme;
 struct fek_mm_pme *fek_mm_pme_new(const int *n, int order, double beta);
 /* Reciprocal energy of charges q at x (n atoms) in box b, including the
- * self term -beta/sqrt(pi) sum q^2 and, for a net charge Q, the neutralising
- * background -pi Q^2 / (2 V beta^2) (both times ONE_4PI_EPS0 / eps_r), as
- * GROMACS's "Coul. recip." reports them; forces added to f, virial to vir. */
+ * self term -beta/sqrt(pi) sum q^2 and, for a net charge Q, the uniform
+ * background -pi Q^2 / (2 V beta^2) (both times ONE_4PI_EPS0 / eps_r);
+ * GROMACS reports the self term under "Coulomb (SR)" and the rest under
+ * "Coul. recip." (energy.c books them so).  Forces added to f, virial to
+ * vir. */
 double	fek_mm_pme_energy(struct fek_mm_pme *p, const struct fek_box *b,
 	    long n, const double *x, const double *q, double eps_r, double *f,
 	    double *vir);
 void	fek_mm_pme_free(struct fek_mm_pme *p);
 /* The Ewald beta with erfc(beta rc) = rtol (GROMACS's calc_ewaldcoeff_q). */
 double	fek_mm_ewald_beta(double rc, double rtol);
-/* Grid points along a box edge of length l for spacing h: the smallest
- * n >= l / h that GROMACS's calcgrid would take (factors 2, 3, 5, 7). */
+/* Grid points along a box vector of length l for spacing h: the size
+ * grompp 2022 picks (pme.c lists them; not every product of 2, 3, 5 and
+ * 7).  grompp also makes each at least 2 (pme-order - 1): the caller's. */
 int	fek_mm_pme_grid(double l, double h);
 
 /* Short-range non-bonded (nonbonded.c): LJ within rvdw and Coulomb
