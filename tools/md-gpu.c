@@ -26,6 +26,8 @@
 #include "md/pmd.h"
 #include "md/pmd_output.h"
 #include "md/pmd_units.h"
+#include "md/trajin.h"
+#include "mm/mm.h"
 #include "../kernels/md.cuh"
 #include "../kernels/pmd.cuh"
 
@@ -892,6 +894,212 @@ particles_main(int argc, char **argv)
 	return 0;
 }
 
+/* ---- molecular systems from GROMACS inputs (lib/mm) --------------------- */
+
+static void
+molecules_usage(void)
+{
+	fprintf(stderr, "usage: md-gpu [-Tqv] [-d cpu|gpu|auto] "
+	    "[--format format] [--mdp file.mdp]\n"
+	    "              --top file.top --rerun trajectory\n");
+	exit(FEK_EX_USAGE);
+}
+
+/* Whether the command line asks for a molecular system (--top). */
+static int
+molecule_mode(int argc, char **argv)
+{
+	for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+		if (strcmp(argv[i], "--top") == 0 ||
+		    strncmp(argv[i], "--top=", 6) == 0)
+			return 1;
+	return 0;
+}
+
+/* The energy columns of an mmenergy section, in fek_mm_term order. */
+static const char *mm_cols[FEK_MM_NTERM] = {
+	"bond", "angle", "ub", "pdih", "pidih", "rb", "idih", "lj14",
+	"coul14", "ljsr", "dispcorr", "coulsr", "coulrecip",
+};
+
+/* The .mdp's include ("-Idir -I dir ...") as fek_mm_top_read's
+ * ':'-separated list into buf; NULL when there is none. */
+static const char *
+mdp_incdirs(const char *include, char *buf, size_t len)
+{
+	char tmp[sizeof ((struct fek_mm_opt *)0)->include], *tok, *save;
+	size_t at = 0;
+	int want = 0;
+
+	snprintf(tmp, sizeof tmp, "%s", include);
+	buf[0] = '\0';
+	for (tok = strtok_r(tmp, " \t", &save); tok != NULL;
+	    tok = strtok_r(NULL, " \t", &save)) {
+		const char *d = tok;
+
+		if (!want && strncmp(tok, "-I", 2) == 0) {
+			d = tok + 2;
+			if (*d == '\0') {
+				want = 1;
+				continue;
+			}
+		} else if (!want) {
+			fek_errx(FEK_EX_DATA, "mdp include: '%s' is not -Idir",
+			    tok);
+		}
+		want = 0;
+		at += snprintf(buf + at, at < len ? len - at : 0, "%s%s",
+		    at ? ":" : "", d);
+	}
+	if (at >= len)
+		fek_errx(FEK_EX_DATA, "mdp include: too long");
+	return at ? buf : NULL;
+}
+
+/*
+ * md-gpu --top: a molecular system.  So far the energies of stored frames
+ * (--rerun, as gmx mdrun -rerun): per frame every term GROMACS's gmx
+ * energy reports, on the CPU.
+ */
+static int
+molecules_main(int argc, char **argv)
+{
+	enum { OPT_TOP = 400, OPT_MDP, OPT_RERUN, OPT_FMT, OPT_MVERSION };
+	static const struct option lopts[] = {
+		{ "format", required_argument, NULL, OPT_FMT },
+		{ "mdp", required_argument, NULL, OPT_MDP },
+		{ "rerun", required_argument, NULL, OPT_RERUN },
+		{ "top", required_argument, NULL, OPT_TOP },
+		{ "version", no_argument, NULL, OPT_MVERSION },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char *top = NULL, *mdp = NULL, *rerun = NULL, *format = NULL;
+	enum fek_device dev = FEK_DEV_AUTO;
+	struct fek_mm_top t;
+	struct fek_mm_opt o;
+	struct fek_mm_energy e;
+	struct fek_frame fr;
+	struct fek_trajin *tin;
+	struct fek_writer w;
+	struct fek_header h;
+	double *f = NULL, row[2 + FEK_MM_NTERM + 1];
+	char *cmd, incdirs[1024];
+	long nframes = 0;
+	int c, nerr = 0, text = 0, verbose = 0, rc;
+
+	while ((c = getopt_long(argc, argv, "d:qTv", lopts, NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			nerr += fek_opt_device(optarg, &dev);
+			break;
+		case 'q':
+			fek_set_quiet(1);
+			break;
+		case 'T':
+			text = 1;
+			break;
+		case 'v':
+			verbose = 1;
+			break;
+		case OPT_FMT:
+			format = optarg;
+			break;
+		case OPT_MDP:
+			mdp = optarg;
+			break;
+		case OPT_RERUN:
+			rerun = optarg;
+			break;
+		case OPT_TOP:
+			top = optarg;
+			break;
+		case OPT_MVERSION:
+			fek_version_exit();
+		default:
+			molecules_usage();
+		}
+	}
+	if (optind != argc) {
+		fek_warnx("%s: no operands with --top", argv[optind]);
+		nerr++;
+	}
+	if (rerun == NULL) {
+		fek_warnx("--top: only --rerun (the energies of stored frames) "
+		    "so far; dynamics of molecular systems is not written "
+		    "yet");
+		nerr++;
+	}
+	if (nerr)
+		molecules_usage();
+	if (dev == FEK_DEV_GPU)
+		fek_errx(FEK_EX_UNAVAILABLE, "--top: molecular systems run on "
+		    "the CPU only so far");
+	cmd = fek_cmdline(argc, argv);
+	fek_mm_opt_default(&o);
+	if (mdp != NULL && fek_mm_opt_read(&o, mdp) < 0)
+		fek_die();
+	if (fek_mm_top_read(&t, top, mdp_incdirs(o.include, incdirs,
+	    sizeof incdirs), o.define[0] ? o.define : NULL) < 0)
+		fek_die();
+	fek_mm_top_constrain(&t, o.constraints);
+	if ((tin = fek_trajin_open(rerun, format, 1)) == NULL)
+		fek_die();
+	fek_trajin_set_untyped(tin);
+	memset(&fr, 0, sizeof fr);
+	f = fek_alloc(3 * (t.n > 0 ? t.n : 1), sizeof *f);
+	fek_writer_init(&w, stdout, text);
+	fek_hdr_init(&h, "mmenergy");
+	h.rows = -1;
+	fek_hdr_addcol(&h, "frame", FEK_I64, "1");
+	fek_hdr_addcol(&h, "step", FEK_I64, "1");
+	for (int k = 0; k < FEK_MM_NTERM; k++)
+		fek_hdr_addcol(&h, mm_cols[k], FEK_F64, "kJ/mol");
+	fek_hdr_addcol(&h, "pot", FEK_F64, "kJ/mol");
+	fek_hdr_add(&h, "UNITS", "gmx");
+	fek_hdr_add(&h, "ATOMS", "%ld", t.n);
+	if (t.system[0])
+		fek_hdr_add(&h, "SYSTEM", "%s", t.system);
+	fek_hdr_add(&h, "PROV", "%s", cmd);
+	if (fek_begin_section(&w, &h) < 0)
+		fek_die();
+	while ((rc = fek_trajin_next(tin, &fr)) == 1) {
+		if (fr.n != t.n)
+			fek_errx(FEK_EX_DATA, "%s: frame %ld: %ld atoms, but "
+			    "%s has %ld", rerun, fr.ordinal + 1, fr.n, top,
+			    t.n);
+		/* the frame's virtual sites as they are, as gmx mdrun
+		 * -rerun takes them */
+		if (fek_mm_single_point(&t, &o, &fr.box, 0, fr.x, f, &e) < 0)
+			fek_die();
+		row[0] = (double)nframes;
+		row[1] = (double)fr.step;
+		for (int k = 0; k < FEK_MM_NTERM; k++)
+			row[2 + k] = e.term[k];
+		row[2 + FEK_MM_NTERM] = e.pot;
+		if (fek_write_rows(&w, row, 1) < 0)
+			fek_die();
+		nframes++;
+	}
+	if (rc < 0)
+		fek_die();
+	if (nframes == 0)
+		fek_errx(FEK_EX_DATA, "%s: no frames", rerun);
+	if (fek_end_section(&w) < 0)
+		fek_die();
+	fek_fshut(stdout, "stdout");
+	if (verbose)
+		fprintf(stderr, "md-gpu: %s: %ld atoms, %ld frames\n", top,
+		    t.n, nframes);
+	fek_writer_free(&w);
+	fek_hdr_free(&h);
+	fek_trajin_close(tin);
+	fek_frame_free(&fr);
+	fek_mm_top_free(&t);
+	free(f);
+	free(cmd);
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -922,6 +1130,8 @@ main(int argc, char **argv)
 	double t0;
 
 	fek_setprogname(argv[0]);
+	if (molecule_mode(argc, argv))
+		return molecules_main(argc, argv);
 	if (particle_mode(argc, argv))
 		return particles_main(argc, argv);
 	memset(&dom, 0, sizeof dom);

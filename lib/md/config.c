@@ -484,10 +484,16 @@ gro_atom(struct cfg_conf *c, struct cfg_lines *l, long i, int *w, long *vline)
 	for (b = 5; b > a && name[b - 1] == ' '; b--)
 		;
 	name[b] = '\0';
-	for (t = 0; t < c->ntypes; t++)
+	for (t = 0; t < c->ntypes && !c->untyped; t++)
 		if (strcmp(c->tname[t], name + a) == 0)
 			break;
-	if (t == c->ntypes) {
+	if (c->untyped) {
+		t = 0;
+		if (c->ntypes == 0) {
+			cfg_set_tname(c, 0, "", 0);
+			c->ntypes = 1;
+		}
+	} else if (t == c->ntypes) {
 		if (t == MAXT)
 			return cfg_line_err(l, "atom name '%s': more than %d "
 			    "distinct atom names (types)", name + a, MAXT);

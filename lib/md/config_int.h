@@ -75,6 +75,8 @@ struct cfg_conf {
 	double *x, *v;			/* nframe n x 3 */
 	int have_v;
 	struct fek_box *box;		/* nframe */
+	int untyped;			/* .gro: atom names are not types (all
+					   type 0; molecules have too many) */
 	int have_mass[FEK_PMD_MAXTYPES];
 	double mass[FEK_PMD_MAXTYPES];
 	char tname[FEK_PMD_MAXTYPES][16];

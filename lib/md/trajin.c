@@ -1157,3 +1157,9 @@ fek_trajin_set_lscale(struct fek_trajin *t, double lscale)
 {
 	t->lscale = lscale;
 }
+
+void
+fek_trajin_set_untyped(struct fek_trajin *t)
+{
+	t->c.untyped = 1;
+}

@@ -69,6 +69,10 @@ struct fek_trajin *fek_trajin_open(const char *path, const char *format,
 	    double lscale);
 /* Change the length scale before the first frame is read. */
 void	fek_trajin_set_lscale(struct fek_trajin *t, double lscale);
+/* Before the first frame: a .gro file's atom names are not types (every
+ * particle type 0, any number of names), for molecules, whose types come
+ * from a topology. */
+void	fek_trajin_set_untyped(struct fek_trajin *t);
 /* The format being read ("fek", ...). */
 const char *fek_trajin_format(const struct fek_trajin *t);
 /* The next frame into f (f zeroed before the first call; its arrays are

@@ -237,10 +237,13 @@ void	fek_mm_nonbonded(const struct fek_mm_top *t, const struct fek_mm_opt *o,
 	    const struct fek_box *b, const double *x, double *f,
 	    struct fek_mm_energy *e);
 
-/* A whole single point (energy.c): virtual sites placed, every term,
- * forces spread.  x is updated (sites); f (n x 3) is overwritten. */
+/* A whole single point (energy.c): with place, virtual sites placed
+ * from their atoms first (x updated), else taken as x gives them (as gmx
+ * mdrun -rerun does); every term; the sites' forces spread onto their
+ * atoms.  f (n x 3) is overwritten.  -1 with fek_seterr on a PME setup
+ * failure. */
 int	fek_mm_single_point(const struct fek_mm_top *t,
-	    const struct fek_mm_opt *o, const struct fek_box *b, double *x,
-	    double *f, struct fek_mm_energy *e);
+	    const struct fek_mm_opt *o, const struct fek_box *b, int place,
+	    double *x, double *f, struct fek_mm_energy *e);
 
 #endif

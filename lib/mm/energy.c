@@ -1,0 +1,79 @@
+/*
+ * energy.c - a single point of a molecular system (mm.h): virtual sites
+ * placed (or taken as given), the bonded terms (bonded.c), the short-range non-bonded terms
+ * (nonbonded.c), PME's reciprocal part (pme.c), the sites' forces spread
+ * onto their atoms.  The terms are booked as GROMACS 2022's gmx energy
+ * reports them, so that a rerun compares term by term: the Ewald self
+ * energy -f beta/sqrt(pi) sum q^2 is part of "Coulomb (SR)" (the Verlet
+ * kernels add it there, with the excluded pairs' corrections), and "Coul.
+ * recip." is the reciprocal sum alone, with the uniform background of a
+ * net charge.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fek.h"
+#include "md/pmd.h"
+#include "mm/mm.h"
+
+/* The PME grid of o for box b: fourier-nx/ny/nz, or grompp's choice for
+ * fourierspacing along each box vector's length, at least 2 (pme-order -
+ * 1) points. */
+static void
+pme_grid_of(const struct fek_mm_opt *o, const struct fek_box *b, int *n)
+{
+	double len[3] = {
+		b->lx,
+		sqrt(b->xy * b->xy + b->ly * b->ly),
+		sqrt(b->xz * b->xz + b->yz * b->yz + b->lz * b->lz),
+	};
+
+	for (int d = 0; d < 3; d++) {
+		double h = o->fourierspacing;
+		int nmin = fek_mm_pme_grid(2 * (o->pme_order - 1) * h, h);
+
+		n[d] = o->fourier_n[d] > 0 ? o->fourier_n[d] :
+		    fek_mm_pme_grid(len[d], h);
+		if (o->fourier_n[d] <= 0 && n[d] < nmin)
+			n[d] = nmin;
+	}
+}
+
+int
+fek_mm_single_point(const struct fek_mm_top *t, const struct fek_mm_opt *o,
+    const struct fek_box *b, int place, double *x, double *f,
+    struct fek_mm_energy *e)
+{
+	memset(e, 0, sizeof *e);
+	memset(f, 0, (size_t)t->n * 3 * sizeof *f);
+	if (place)
+		fek_mm_vsite_place(t, b, x);
+	fek_mm_bonded(t, b, o->epsilon_r, x, f, e);
+	fek_mm_nonbonded(t, o, b, x, f, e);
+	if (o->coulombtype == FEK_MM_COUL_PME) {
+		double beta = fek_mm_ewald_beta(o->rcoulomb, o->ewald_rtol);
+		double q2 = 0, self, erec;
+		struct fek_mm_pme *pme;
+		int n[3];
+
+		pme_grid_of(o, b, n);
+		if ((pme = fek_mm_pme_new(n, o->pme_order, beta)) == NULL)
+			return -1;
+		erec = fek_mm_pme_energy(pme, b, t->n, x, t->q, o->epsilon_r,
+		    f, e->vir);
+		fek_mm_pme_free(pme);
+		/* pme.c's energy has the self term; GROMACS books it (as
+		 * nonbonded.c does) under Coulomb (SR) */
+		for (long i = 0; i < t->n; i++)
+			q2 += t->q[i] * t->q[i];
+		self = -FEK_MM_ONE_4PI_EPS0 / o->epsilon_r * beta /
+		    sqrt(M_PI) * q2;
+		e->term[FEK_MM_E_COULRECIP] += erec - self;
+	}
+	fek_mm_vsite_spread(t, b, x, f, e->vir);
+	e->pot = 0;
+	for (int k = 0; k < FEK_MM_NTERM; k++)
+		e->pot += e->term[k];
+	return 0;
+}

@@ -1,0 +1,119 @@
+# tests/mm-gmx.sh - md-gpu --top --rerun against GROMACS (Debian's gromacs
+# 2022.5, double precision gmx_d where installed, else gmx) on the same
+# inputs, term by term as gmx energy reports them, run live where gmx is
+# installed (scripts/install-deps bench installs it):
+#   - alanine dipeptide (ACE-ALA-NME, heavy atoms in testdata/mm, hydrogens
+#     by gmx pdb2gmx) with amber99sb-ildn in a 3 nm box with plain cut-off
+#     Coulomb ("vacuum": reaction field with epsilon-rf 1) and in TIP3P
+#     water with PME and DispCorr EnerPres;
+#   - a TIP4P box (GROMACS's tip4p.gro, OPLS-AA's tip4p.itp: settles and
+#     a virtual site) with PME;
+#   - the same dipeptide with charmm27 (Urey-Bradley, type-9 dihedrals,
+#     impropers; its CMAP taken out of the topology for both programs);
+# every term within 1e-5 relative (or 1e-5 kJ/mol where it is near zero)
+# of GROMACS's, the reciprocal sum within 1e-4 relative (PME) — GROMACS's
+# PME interpolates its B-spline moduli differently in the last digits.
+. "$(dirname "$0")/lib.sh"
+
+if have gmx_d; then
+	GMX=gmx_d
+elif have gmx; then
+	GMX=gmx
+else
+	skip mm-gmx "no gmx (Debian's gromacs: scripts/install-deps bench)"
+	exit 0
+fi
+GMX_MAXBACKUP=-1
+export GMX_MAXBACKUP
+echo "mm-gmx: $($GMX --version 2>/dev/null | awk '/^GROMACS version/ { v = $3 } /^Precision/ { p = $2 } END { print "GROMACS", v, p }')"
+
+# gmx_energy NAME MDP TOP GRO: GROMACS's terms for GRO as "name value"
+# lines (spaces in names as '-') in NAME.gmx
+gmx_energy() {
+	local n=$1 mdp=$2 top=$3 gro=$4
+	$GMX grompp -f "$mdp" -c "$gro" -p "$top" -o "$n.tpr" -maxwarn 10 > "$n.grompp" 2>&1 &&
+	$GMX mdrun -s "$n.tpr" -rerun "$gro" -nt 1 -e "$n.edr" -g "$n.log" > "$n.mdrun" 2>&1 &&
+	{ printf '%s\n' Bond Angle U-B Proper-Dih. Per.-Imp.-Dih. Ryckaert-Bell. \
+	    Improper-Dih. LJ-14 Coulomb-14 LJ-\(SR\) Disper.-corr. Coulomb-\(SR\) \
+	    Coul.-recip. Potential | $GMX energy -f "$n.edr" -o "$n.xvg" > "$n.energy" 2>&1; } &&
+	awk '/^@ s[0-9]+ legend/ { s = $0; sub(/^[^"]*"/, "", s); sub(/".*$/, "", s); gsub(/ /, "-", s); name[n++] = s }
+	    !/^[#@]/ { for (i = 2; i <= NF; i++) v[i - 2] = $i }
+	    END { for (i = 0; i < n; i++) print name[i], v[i] }' "$n.xvg" > "$n.gmx"
+}
+
+# ours NAME MDP TOP GRO: md-gpu's terms, the same "name value" lines
+ours() {
+	local n=$1 mdp=$2 top=$3 gro=$4
+	md-gpu -d cpu --top "$top" --mdp "$mdp" --rerun "$gro" -T > "$n.fek" &&
+	awk 'BEGIN { split("Bond Angle U-B Proper-Dih. Per.-Imp.-Dih. Ryckaert-Bell. Improper-Dih. LJ-14 Coulomb-14 LJ-(SR) Disper.-corr. Coulomb-(SR) Coul.-recip. Potential", nm, " ") }
+	    !/^#/ { for (i = 3; i <= NF; i++) print nm[i - 2], $i; exit }' "$n.fek" > "$n.ours"
+}
+
+# compare NAME: every term GROMACS reports, ours within the tolerance
+compare() {
+	local n=$1 line term g o
+	while read -r term g; do
+		o=$(awk -v t="$term" '$1 == t { print $2 }' "$n.ours")
+		if [ -z "$o" ]; then
+			fail "$n-$term" "GROMACS reports $term = $g, md-gpu no such term"
+			continue
+		fi
+		line=$(awk -v g="$g" -v o="$o" -v t="$term" 'BEGIN {
+		    tol = (t == "Coul.-recip." || t == "Potential") ? 1e-4 : 1e-5
+		    d = o - g; if (d < 0) d = -d; a = g < 0 ? -g : g
+		    printf "%.3g %s", d / (a > 1 ? a : 1), (d / (a > 1 ? a : 1) <= tol) ? "ok" : "bad" }')
+		echo "$n: $term GROMACS $g md-gpu $o (rel. diff ${line% *})"
+		le "$n-$term" "${line% *}" "$(case $term in Coul.-recip.|Potential) echo 1e-4 ;; *) echo 1e-5 ;; esac)"
+	done < "$n.gmx"
+}
+
+# ---- inputs --------------------------------------------------------------------------
+t ala2-pdb2gmx 0 "$GMX pdb2gmx -f $TOP/testdata/mm/ala2-heavy.pdb -ff amber99sb-ildn -water tip3p -ignh -o ala2-raw.gro -p ala2.top > p2g.log 2>&1"
+t ala2-box 0 "$GMX editconf -f ala2-raw.gro -o ala2.gro -box 3 -c > ec.log 2>&1"
+cat > vac.mdp <<'EOF'
+cutoff-scheme = Verlet
+coulombtype = Cut-off
+rcoulomb = 1.0
+rvdw = 1.0
+DispCorr = no
+EOF
+gmx_energy ala2-vac vac.mdp ala2.top ala2.gro && ours ala2-vac vac.mdp ala2.top ala2.gro &&
+compare ala2-vac || fail ala2-vac "a run failed: $(tail -n 2 ala2-vac.mdrun 2>/dev/null) $(tail -n 2 ala2-vac.fek 2>/dev/null)"
+
+cat > pme.mdp <<'EOF'
+cutoff-scheme = Verlet
+coulombtype = PME
+rcoulomb = 1.0
+rvdw = 1.0
+DispCorr = EnerPres
+fourierspacing = 0.12
+pme-order = 4
+ewald-rtol = 1e-5
+EOF
+t ala2-solvate 0 "$GMX solvate -cp ala2.gro -cs spc216.gro -p ala2.top -o ala2-wat.gro > solv.log 2>&1"
+gmx_energy ala2-tip3p pme.mdp ala2.top ala2-wat.gro && ours ala2-tip3p pme.mdp ala2.top ala2-wat.gro &&
+compare ala2-tip3p || fail ala2-tip3p "a run failed: $(tail -n 2 ala2-tip3p.mdrun 2>/dev/null)"
+
+cat > tip4p.top <<'EOF'
+#include "oplsaa.ff/forcefield.itp"
+#include "oplsaa.ff/tip4p.itp"
+[ system ]
+TIP4P
+[ molecules ]
+SOL 1728
+EOF
+# GROMACS's 216 TIP4P waters in a cube of 1.86 nm, twice along each edge
+t tip4p-gro 0 "$GMX genconf -f $($GMX -h 2>&1 | awk '/^Data prefix:/ { print $3 }')/share/gromacs/top/tip4p.gro -nbox 2 2 2 -o tip4p.gro > gc.log 2>&1"
+gmx_energy tip4p pme.mdp tip4p.top tip4p.gro && ours tip4p pme.mdp tip4p.top tip4p.gro &&
+compare tip4p || fail tip4p "a run failed: $(tail -n 2 tip4p.mdrun 2>/dev/null)"
+
+# charmm27 calls the methylamide cap CT3, and its termini are chosen by
+# hand (None and None: 3 and 5 in its lists); its CMAP (which md-gpu lacks)
+# is taken out of the topology for both programs
+t ala2-charmm 0 "sed 's/NME/CT3/' $TOP/testdata/mm/ala2-heavy.pdb > ala2c.pdb &&
+	printf '3\\n5\\n' | $GMX pdb2gmx -f ala2c.pdb -ff charmm27 -water tip3p -ignh -ter -o ala2c-raw.gro -p ala2c-cmap.top > p2gc.log 2>&1 &&
+	grep -q 'Start terminus ACE-1: None' p2gc.log && grep -q 'End terminus CT3-3: None' p2gc.log &&
+	awk '/^\\[ *cmap *\\]/ { skip = 1; next } /^[[#]/ { skip = 0 } !skip' ala2c-cmap.top > ala2c.top &&
+	$GMX editconf -f ala2c-raw.gro -o ala2c.gro -box 3 -c > ecc.log 2>&1"
+gmx_energy ala2-charmm vac.mdp ala2c.top ala2c.gro && ours ala2-charmm vac.mdp ala2c.top ala2c.gro &&
+compare ala2-charmm || fail ala2-charmm "a run failed: $(tail -n 2 ala2-charmm.mdrun 2>/dev/null)"
