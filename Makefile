@@ -60,7 +60,8 @@ TOOLSRC = $(wildcard tools/*.c)
 TOOLS = $(TOOLSRC:.c=)
 # C programs of the tests that link libfek (built by make check)
 TESTPROGS = tests/pmd-fd tests/md-config-check tests/trajin-check tests/bd-check \
-	tests/mm-top-check tests/mm-bonded-check tests/mm-pme-check
+	tests/mm-top-check tests/mm-bonded-check tests/mm-pme-check \
+	tests/mm-constr-check
 MAN1 = $(wildcard man/man1/*.1)
 MAN5 = $(wildcard man/man5/*.5)
 MAN7 = $(wildcard man/man7/*.7)

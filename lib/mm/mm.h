@@ -246,4 +246,41 @@ int	fek_mm_single_point(const struct fek_mm_top *t,
 	    const struct fek_mm_opt *o, const struct fek_box *b, int place,
 	    double *x, double *f, struct fek_mm_energy *e);
 
+/* ---- constraints (constr.c) ----------------------------------------------- */
+
+/*
+ * The constraints of a system: its [ settles ] (SETTLE, Miyamoto and
+ * Kollman, J. Comput. Chem. 13, 952 (1992), analytic) and its other
+ * FEK_MM_CONSTR bonds (SHAKE, Ryckaert, Ciccotti and Berendsen, J.
+ * Comput. Phys. 23, 327 (1977), iterated until every length is within
+ * tol relative; their velocities by RATTLE, Andersen, J. Comput. Phys.
+ * 52, 24 (1983)), with the masses of t.  NULL with fek_seterr(65) when a
+ * constrained atom has no mass or a settle's geometry is impossible.
+ */
+struct fek_mm_constr;
+struct fek_mm_constr *fek_mm_constr_new(const struct fek_mm_top *t,
+	    double tol);
+/* Degrees of freedom the constraints remove: 3 a settle, 1 a bond. */
+long	fek_mm_constr_count(const struct fek_mm_constr *c);
+/*
+ * Positions: x holds the unconstrained new positions (n x 3), xref the
+ * old ones, which satisfy the constraints and give their directions; x
+ * is moved (along the constraints, mass-weighted) until they hold.  With
+ * v (not NULL) and dt > 0 the displacement / dt is added to v, and with
+ * vir the constraint forces' virial -1/2 sum r (x) f_c, f_c = m dx /
+ * dt^2.  Distances by minimum image in b.  -1 with fek_seterr(1) when
+ * SHAKE does not converge (naming the constraint and its deviation).
+ */
+int	fek_mm_constrain_x(struct fek_mm_constr *c, const struct fek_box *b,
+	    const double *xref, double *x, double *v, double dt, double *vir);
+/*
+ * Velocities: v (n x 3) made to satisfy the time derivative of every
+ * constraint at x (no relative velocity along a constrained bond), the
+ * change mass-weighted; with vir (and dt > 0) the virial of the
+ * constraint forces m dv / dt.  -1 with fek_seterr(1) as above.
+ */
+int	fek_mm_constrain_v(struct fek_mm_constr *c, const struct fek_box *b,
+	    const double *x, double *v, double dt, double *vir);
+void	fek_mm_constr_free(struct fek_mm_constr *c);
+
 #endif
