@@ -28,6 +28,7 @@
 #include "md/pmd_units.h"
 #include "md/trajin.h"
 #include "mm/mm.h"
+#include "mm/mm_output.h"
 #include "../kernels/md.cuh"
 #include "../kernels/pmd.cuh"
 
@@ -899,8 +900,15 @@ particles_main(int argc, char **argv)
 static void
 molecules_usage(void)
 {
-	fprintf(stderr, "usage: md-gpu [-Tqv] [-d cpu|gpu|auto] "
-	    "[--format format] [--mdp file.mdp]\n"
+	fprintf(stderr, "usage: md-gpu [-Tqv] [-d cpu|gpu|auto] [-e every] "
+	    "[-f friction] [-h dt] [-i vv|langevin]\n"
+	    "              [-l log] [-n steps] [-o file.dcd] [-s seed] "
+	    "[-t temperature]\n"
+	    "              [--confout file.gro] [--mdp file.mdp] "
+	    "[--thermo steps]\n"
+	    "              --top file.top --config file.gro\n"
+	    "       md-gpu [-Tqv] [-d cpu|gpu|auto] [--format format] "
+	    "[--mdp file.mdp]\n"
 	    "              --top file.top --rerun trajectory\n");
 	exit(FEK_EX_USAGE);
 }
@@ -956,50 +964,165 @@ mdp_incdirs(const char *include, char *buf, size_t len)
 	return at ? buf : NULL;
 }
 
-/*
- * md-gpu --top: a molecular system.  So far the energies of stored frames
- * (--rerun, as gmx mdrun -rerun): per frame every term GROMACS's gmx
- * energy reports, on the CPU.
- */
-static int
-molecules_main(int argc, char **argv)
+/* The rerun: every term of every frame of path, as an mmenergy section on
+ * stdout. */
+static void
+molecules_rerun(const struct fek_mm_top *t, const struct fek_mm_opt *o,
+    const char *top, const char *path, const char *format, int text,
+    const char *cmd)
 {
-	enum { OPT_TOP = 400, OPT_MDP, OPT_RERUN, OPT_FMT, OPT_MVERSION };
-	static const struct option lopts[] = {
-		{ "format", required_argument, NULL, OPT_FMT },
-		{ "mdp", required_argument, NULL, OPT_MDP },
-		{ "rerun", required_argument, NULL, OPT_RERUN },
-		{ "top", required_argument, NULL, OPT_TOP },
-		{ "version", no_argument, NULL, OPT_MVERSION },
-		{ NULL, 0, NULL, 0 }
-	};
-	const char *top = NULL, *mdp = NULL, *rerun = NULL, *format = NULL;
-	enum fek_device dev = FEK_DEV_AUTO;
-	struct fek_mm_top t;
-	struct fek_mm_opt o;
 	struct fek_mm_energy e;
 	struct fek_frame fr;
 	struct fek_trajin *tin;
 	struct fek_writer w;
 	struct fek_header h;
-	double *f = NULL, row[2 + FEK_MM_NTERM + 1];
-	char *cmd, incdirs[1024];
+	double *f, row[2 + FEK_MM_NTERM + 1];
 	long nframes = 0;
-	int c, nerr = 0, text = 0, verbose = 0, rc;
+	int rc;
 
-	while ((c = getopt_long(argc, argv, "d:qTv", lopts, NULL)) != -1) {
+	if ((tin = fek_trajin_open(path, format, 1)) == NULL)
+		fek_die();
+	fek_trajin_set_untyped(tin);
+	memset(&fr, 0, sizeof fr);
+	f = fek_alloc(3 * (t->n > 0 ? t->n : 1), sizeof *f);
+	fek_writer_init(&w, stdout, text);
+	fek_hdr_init(&h, "mmenergy");
+	h.rows = -1;
+	fek_hdr_addcol(&h, "frame", FEK_I64, "1");
+	fek_hdr_addcol(&h, "step", FEK_I64, "1");
+	for (int k = 0; k < FEK_MM_NTERM; k++)
+		fek_hdr_addcol(&h, mm_cols[k], FEK_F64, "kJ/mol");
+	fek_hdr_addcol(&h, "pot", FEK_F64, "kJ/mol");
+	fek_hdr_add(&h, "UNITS", "gmx");
+	fek_hdr_add(&h, "ATOMS", "%ld", t->n);
+	if (t->system[0])
+		fek_hdr_add(&h, "SYSTEM", "%s", t->system);
+	fek_hdr_add(&h, "PROV", "%s", cmd);
+	if (fek_begin_section(&w, &h) < 0)
+		fek_die();
+	while ((rc = fek_trajin_next(tin, &fr)) == 1) {
+		if (fr.n != t->n)
+			fek_errx(FEK_EX_DATA, "%s: frame %ld: %ld atoms, but "
+			    "%s has %ld", path, fr.ordinal + 1, fr.n, top,
+			    t->n);
+		/* the frame's virtual sites as they are, as gmx mdrun
+		 * -rerun takes them */
+		if (fek_mm_single_point(t, o, &fr.box, 0, fr.x, f, &e) < 0)
+			fek_die();
+		row[0] = (double)nframes;
+		row[1] = (double)fr.step;
+		for (int k = 0; k < FEK_MM_NTERM; k++)
+			row[2 + k] = e.term[k];
+		row[2 + FEK_MM_NTERM] = e.pot;
+		if (fek_write_rows(&w, row, 1) < 0)
+			fek_die();
+		nframes++;
+	}
+	if (rc < 0)
+		fek_die();
+	if (nframes == 0)
+		fek_errx(FEK_EX_DATA, "%s: no frames", path);
+	if (fek_end_section(&w) < 0)
+		fek_die();
+	fek_writer_free(&w);
+	fek_hdr_free(&h);
+	fek_trajin_close(tin);
+	fek_frame_free(&fr);
+	free(f);
+}
+
+/*
+ * md-gpu --top: a molecular system from GROMACS inputs: dynamics from a
+ * configuration (--config), or the energies of stored frames (--rerun, as
+ * gmx mdrun -rerun), on the CPU.
+ */
+static int
+molecules_main(int argc, char **argv)
+{
+	enum { OPT_TOP = 400, OPT_MDP, OPT_RERUN, OPT_FMT, OPT_CONF,
+	    OPT_CONFOUT, OPT_THERMO, OPT_MVERSION };
+	static const struct option lopts[] = {
+		{ "config", required_argument, NULL, OPT_CONF },
+		{ "confout", required_argument, NULL, OPT_CONFOUT },
+		{ "format", required_argument, NULL, OPT_FMT },
+		{ "mdp", required_argument, NULL, OPT_MDP },
+		{ "rerun", required_argument, NULL, OPT_RERUN },
+		{ "thermo", required_argument, NULL, OPT_THERMO },
+		{ "top", required_argument, NULL, OPT_TOP },
+		{ "version", no_argument, NULL, OPT_MVERSION },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char *top = NULL, *mdp = NULL, *rerun = NULL, *format = NULL;
+	const char *config = NULL, *confout = NULL, *logpath = NULL;
+	const char *dcdpath = NULL, *integ = NULL;
+	enum fek_device dev = FEK_DEV_AUTO;
+	struct fek_mm_top t;
+	struct fek_mm_opt o;
+	struct fek_mm_conf conf;
+	struct fek_mm_md md;
+	struct fek_mm_out out;
+	FILE *logfp = NULL;
+	char *cmd, incdirs[1024];
+	long nsteps = -1, every = -1, thermo = -1, seed = -1;
+	double dt = -1, temp = -1, fric = -1;
+	int c, nerr = 0, text = 0, verbose = 0;
+
+	while ((c = getopt_long(argc, argv, "d:e:f:h:i:l:n:o:qs:Tt:v", lopts,
+	    NULL)) != -1) {
 		switch (c) {
 		case 'd':
 			nerr += fek_opt_device(optarg, &dev);
 			break;
+		case 'e':
+			nerr += fek_opt_long(optarg, 1, LONG_MAX, "-e", &every);
+			break;
+		case 'f':
+			nerr += fek_opt_double(optarg, 0, 1e12,
+			    "-f (friction, 1/ps)", &fric);
+			break;
+		case 'h':
+			nerr += fek_opt_double(optarg, 1e-12, 1,
+			    "-h (time step, ps)", &dt);
+			break;
+		case 'i':
+			integ = optarg;
+			if (strcmp(optarg, "vv") != 0 &&
+			    strcmp(optarg, "langevin") != 0) {
+				fek_warnx("-i: '%s' is not vv or langevin",
+				    optarg);
+				nerr++;
+			}
+			break;
+		case 'l':
+			logpath = optarg;
+			break;
+		case 'n':
+			nerr += fek_opt_long(optarg, 0, LONG_MAX, "-n", &nsteps);
+			break;
+		case 'o':
+			dcdpath = optarg;
+			break;
 		case 'q':
 			fek_set_quiet(1);
+			break;
+		case 's':
+			nerr += fek_opt_long(optarg, 0, LONG_MAX, "-s", &seed);
 			break;
 		case 'T':
 			text = 1;
 			break;
+		case 't':
+			nerr += fek_opt_double(optarg, 1e-300, 1e6,
+			    "-t (temperature, K)", &temp);
+			break;
 		case 'v':
 			verbose = 1;
+			break;
+		case OPT_CONF:
+			config = optarg;
+			break;
+		case OPT_CONFOUT:
+			confout = optarg;
 			break;
 		case OPT_FMT:
 			format = optarg;
@@ -1009,6 +1132,10 @@ molecules_main(int argc, char **argv)
 			break;
 		case OPT_RERUN:
 			rerun = optarg;
+			break;
+		case OPT_THERMO:
+			nerr += fek_opt_long(optarg, 1, LONG_MAX, "--thermo",
+			    &thermo);
 			break;
 		case OPT_TOP:
 			top = optarg;
@@ -1023,10 +1150,9 @@ molecules_main(int argc, char **argv)
 		fek_warnx("%s: no operands with --top", argv[optind]);
 		nerr++;
 	}
-	if (rerun == NULL) {
-		fek_warnx("--top: only --rerun (the energies of stored frames) "
-		    "so far; dynamics of molecular systems is not written "
-		    "yet");
+	if ((rerun != NULL) + (config != NULL) != 1) {
+		fek_warnx("--top: give one of --config (dynamics) and --rerun "
+		    "(the energies of stored frames)");
 		nerr++;
 	}
 	if (nerr)
@@ -1042,60 +1168,99 @@ molecules_main(int argc, char **argv)
 	    sizeof incdirs), o.define[0] ? o.define : NULL) < 0)
 		fek_die();
 	fek_mm_top_constrain(&t, o.constraints);
-	if ((tin = fek_trajin_open(rerun, format, 1)) == NULL)
-		fek_die();
-	fek_trajin_set_untyped(tin);
-	memset(&fr, 0, sizeof fr);
-	f = fek_alloc(3 * (t.n > 0 ? t.n : 1), sizeof *f);
-	fek_writer_init(&w, stdout, text);
-	fek_hdr_init(&h, "mmenergy");
-	h.rows = -1;
-	fek_hdr_addcol(&h, "frame", FEK_I64, "1");
-	fek_hdr_addcol(&h, "step", FEK_I64, "1");
-	for (int k = 0; k < FEK_MM_NTERM; k++)
-		fek_hdr_addcol(&h, mm_cols[k], FEK_F64, "kJ/mol");
-	fek_hdr_addcol(&h, "pot", FEK_F64, "kJ/mol");
-	fek_hdr_add(&h, "UNITS", "gmx");
-	fek_hdr_add(&h, "ATOMS", "%ld", t.n);
-	if (t.system[0])
-		fek_hdr_add(&h, "SYSTEM", "%s", t.system);
-	fek_hdr_add(&h, "PROV", "%s", cmd);
-	if (fek_begin_section(&w, &h) < 0)
-		fek_die();
-	while ((rc = fek_trajin_next(tin, &fr)) == 1) {
-		if (fr.n != t.n)
-			fek_errx(FEK_EX_DATA, "%s: frame %ld: %ld atoms, but "
-			    "%s has %ld", rerun, fr.ordinal + 1, fr.n, top,
-			    t.n);
-		/* the frame's virtual sites as they are, as gmx mdrun
-		 * -rerun takes them */
-		if (fek_mm_single_point(&t, &o, &fr.box, 0, fr.x, f, &e) < 0)
-			fek_die();
-		row[0] = (double)nframes;
-		row[1] = (double)fr.step;
-		for (int k = 0; k < FEK_MM_NTERM; k++)
-			row[2 + k] = e.term[k];
-		row[2 + FEK_MM_NTERM] = e.pot;
-		if (fek_write_rows(&w, row, 1) < 0)
-			fek_die();
-		nframes++;
+	if (rerun != NULL) {
+		molecules_rerun(&t, &o, top, rerun, format, text, cmd);
+		fek_fshut(stdout, "stdout");
+		fek_mm_top_free(&t);
+		free(cmd);
+		return 0;
 	}
-	if (rc < 0)
+
+	/* dynamics: the options over the .mdp's */
+	if (fek_mm_gro_read(config, &conf) < 0)
 		fek_die();
-	if (nframes == 0)
-		fek_errx(FEK_EX_DATA, "%s: no frames", rerun);
-	if (fek_end_section(&w) < 0)
+	if (conf.n != t.n)
+		fek_errx(FEK_EX_DATA, "%s: %ld atoms, but %s has %ld", config,
+		    conf.n, top, t.n);
+	memset(&md, 0, sizeof md);
+	if (integ == NULL) {
+		if (strcmp(o.integrator, "sd") == 0)
+			integ = "langevin";
+		else if (strncmp(o.integrator, "md", 2) == 0)
+			integ = "vv";
+		else
+			fek_errx(FEK_EX_USAGE, "%s: integrator %s: md-gpu runs "
+			    "md, md-vv (velocity Verlet) and sd (Langevin)",
+			    mdp, o.integrator);
+	}
+	md.integrator = strcmp(integ, "langevin") == 0 ? FEK_MM_INT_LANGEVIN :
+	    FEK_MM_INT_VV;
+	md.dt = dt > 0 ? dt : o.dt;
+	md.nsteps = nsteps >= 0 ? nsteps : o.nsteps;
+	if (temp < 0)
+		temp = o.ref_t;
+	if (md.integrator == FEK_MM_INT_LANGEVIN) {
+		if (!(temp > 0))
+			fek_errx(FEK_EX_USAGE, "-i langevin: needs a "
+			    "temperature (-t, or ref-t in the .mdp)");
+		md.kT = FEK_KB_KJ * temp;
+		md.gamma = fric >= 0 ? fric : o.tau_t > 0 ? 1 / o.tau_t : 1;
+	}
+	if (seed < 0)
+		seed = o.gen_seed >= 0 ? o.gen_seed : 1;
+	md.key = fek_splitmix64((uint64_t)seed ^ 0x6d6d2d6d642d6770ULL);
+	md.every = every > 0 ? every : md.nsteps > 0 ? md.nsteps : 1;
+	md.logevery = thermo > 0 ? thermo : 100;
+	md.t0 = o.tinit;
+	md.constr_tol = 1e-10;
+	if (o.gen_vel)
+		fek_mm_gen_vel(&t, o.gen_temp, md.key ^ 0x76656cULL, conf.v);
+	if (logpath != NULL && (logfp = fopen(logpath, "w")) == NULL)
+		fek_errx(FEK_EX_IOERR, "%s: %s", logpath, strerror(errno));
+	fek_mm_out_init(&out, &t, stdout, logfp, text);
+	out.cmd = cmd;
+	out.integ_name = md.integrator == FEK_MM_INT_VV ? "vv" : "langevin";
+	out.dt = md.dt;
+	out.temp = md.integrator == FEK_MM_INT_LANGEVIN ? temp : 0;
+	if (dcdpath != NULL && (out.dcd = fek_dcd_open_cell(dcdpath, t.n, 0,
+	    md.every, md.dt, "md-gpu --top")) == NULL)
 		fek_die();
+	{
+		struct fek_mm_constr *cc = t.il[FEK_MM_SETTLE].n +
+		    t.il[FEK_MM_CONSTR].n > 0 ? fek_mm_constr_new(&t, 1e-10) :
+		    NULL;
+
+		if (t.il[FEK_MM_SETTLE].n + t.il[FEK_MM_CONSTR].n > 0 &&
+		    cc == NULL)
+			fek_die();
+		out.dof = fek_mm_dof(&t, cc, md.integrator);
+		fek_mm_constr_free(cc);
+	}
+	if (fek_mm_run(&t, &o, &md, &conf.box, conf.x, conf.v, &out.sink) <
+	    0)
+		fek_die();
+	if (fek_mm_out_finish(&out) < 0)
+		fek_die();
+	if (logfp != NULL)
+		fek_fshut(logfp, logpath);
+	if (confout != NULL) {
+		FILE *fp = fopen(confout, "w");
+
+		if (fp == NULL)
+			fek_errx(FEK_EX_IOERR, "%s: %s", confout,
+			    strerror(errno));
+		if (fek_mm_gro_write(fp, &t, t.system[0] ? t.system :
+		    "md-gpu", &conf.box, conf.x, conf.v) < 0)
+			fek_die();
+		fek_fshut(fp, confout);
+	}
 	fek_fshut(stdout, "stdout");
 	if (verbose)
-		fprintf(stderr, "md-gpu: %s: %ld atoms, %ld frames\n", top,
-		    t.n, nframes);
-	fek_writer_free(&w);
-	fek_hdr_free(&h);
-	fek_trajin_close(tin);
-	fek_frame_free(&fr);
+		fprintf(stderr, "md-gpu: %s: %ld atoms, %lld steps of %g ps, "
+		    "%ld degrees of freedom\n", top, t.n, md.nsteps, md.dt,
+		    out.dof);
+	fek_mm_conf_free(&conf);
 	fek_mm_top_free(&t);
-	free(f);
 	free(cmd);
 	return 0;
 }

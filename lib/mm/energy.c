@@ -1,13 +1,16 @@
 /*
- * energy.c - a single point of a molecular system (mm.h): virtual sites
- * placed (or taken as given), the bonded terms (bonded.c), the short-range non-bonded terms
- * (nonbonded.c), PME's reciprocal part (pme.c), the sites' forces spread
- * onto their atoms.  The terms are booked as GROMACS 2022's gmx energy
- * reports them, so that a rerun compares term by term: the Ewald self
- * energy -f beta/sqrt(pi) sum q^2 is part of "Coulomb (SR)" (the Verlet
- * kernels add it there, with the excluded pairs' corrections), and "Coul.
- * recip." is the reciprocal sum alone, with the uniform background of a
- * net charge.
+ * energy.c - the forces and energies of a molecular system (mm.h): virtual
+ * sites placed (or taken as given), the bonded terms (bonded.c), the
+ * short-range non-bonded terms (nonbonded.c), PME's reciprocal part
+ * (pme.c), the sites' forces spread onto their atoms.  A context keeps
+ * what does not change from step to step (the PME grid and its FFT
+ * plans, for a box of one size).
+ *
+ * The terms are booked as GROMACS 2022's gmx energy reports them, so that
+ * a rerun compares term by term: the Ewald self energy -f beta/sqrt(pi)
+ * sum q^2 is part of "Coulomb (SR)" (the Verlet kernels add it there,
+ * with the excluded pairs' corrections), and "Coul. recip." is the
+ * reciprocal sum alone, with the uniform background of a net charge.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -16,6 +19,14 @@
 #include "fek.h"
 #include "md/pmd.h"
 #include "mm/mm.h"
+
+struct fek_mm_force {
+	const struct fek_mm_top *t;
+	const struct fek_mm_opt *o;
+	struct fek_mm_pme *pme;		/* PME only */
+	int grid[3];
+	double beta, self;		/* self: the Ewald self energy */
+};
 
 /* The PME grid of o for box b: fourier-nx/ny/nz, or grompp's choice for
  * fourierspacing along each box vector's length, at least 2 (pme-order -
@@ -40,40 +51,80 @@ pme_grid_of(const struct fek_mm_opt *o, const struct fek_box *b, int *n)
 	}
 }
 
-int
-fek_mm_single_point(const struct fek_mm_top *t, const struct fek_mm_opt *o,
-    const struct fek_box *b, int place, double *x, double *f,
-    struct fek_mm_energy *e)
+struct fek_mm_force *
+fek_mm_force_new(const struct fek_mm_top *t, const struct fek_mm_opt *o,
+    const struct fek_box *b)
 {
+	struct fek_mm_force *c = fek_alloc(1, sizeof *c);
+
+	c->t = t;
+	c->o = o;
+	if (o->coulombtype == FEK_MM_COUL_PME) {
+		double q2 = 0;
+
+		c->beta = fek_mm_ewald_beta(o->rcoulomb, o->ewald_rtol);
+		pme_grid_of(o, b, c->grid);
+		if ((c->pme = fek_mm_pme_new(c->grid, o->pme_order, c->beta)) ==
+		    NULL) {
+			free(c);
+			return NULL;
+		}
+		for (long i = 0; i < t->n; i++)
+			q2 += t->q[i] * t->q[i];
+		c->self = -FEK_MM_ONE_4PI_EPS0 / o->epsilon_r * c->beta /
+		    sqrt(M_PI) * q2;
+	}
+	return c;
+}
+
+int
+fek_mm_force_eval(struct fek_mm_force *c, const struct fek_box *b, int place,
+    double *x, double *f, struct fek_mm_energy *e)
+{
+	const struct fek_mm_top *t = c->t;
+	const struct fek_mm_opt *o = c->o;
+
 	memset(e, 0, sizeof *e);
 	memset(f, 0, (size_t)t->n * 3 * sizeof *f);
 	if (place)
 		fek_mm_vsite_place(t, b, x);
 	fek_mm_bonded(t, b, o->epsilon_r, x, f, e);
 	fek_mm_nonbonded(t, o, b, x, f, e);
-	if (o->coulombtype == FEK_MM_COUL_PME) {
-		double beta = fek_mm_ewald_beta(o->rcoulomb, o->ewald_rtol);
-		double q2 = 0, self, erec;
-		struct fek_mm_pme *pme;
-		int n[3];
+	if (c->pme != NULL) {
+		double erec = fek_mm_pme_energy(c->pme, b, t->n, x, t->q,
+		    o->epsilon_r, f, e->vir);
 
-		pme_grid_of(o, b, n);
-		if ((pme = fek_mm_pme_new(n, o->pme_order, beta)) == NULL)
-			return -1;
-		erec = fek_mm_pme_energy(pme, b, t->n, x, t->q, o->epsilon_r,
-		    f, e->vir);
-		fek_mm_pme_free(pme);
 		/* pme.c's energy has the self term; GROMACS books it (as
 		 * nonbonded.c does) under Coulomb (SR) */
-		for (long i = 0; i < t->n; i++)
-			q2 += t->q[i] * t->q[i];
-		self = -FEK_MM_ONE_4PI_EPS0 / o->epsilon_r * beta /
-		    sqrt(M_PI) * q2;
-		e->term[FEK_MM_E_COULRECIP] += erec - self;
+		e->term[FEK_MM_E_COULRECIP] += erec - c->self;
 	}
 	fek_mm_vsite_spread(t, b, x, f, e->vir);
 	e->pot = 0;
 	for (int k = 0; k < FEK_MM_NTERM; k++)
 		e->pot += e->term[k];
 	return 0;
+}
+
+void
+fek_mm_force_free(struct fek_mm_force *c)
+{
+	if (c == NULL)
+		return;
+	fek_mm_pme_free(c->pme);
+	free(c);
+}
+
+int
+fek_mm_single_point(const struct fek_mm_top *t, const struct fek_mm_opt *o,
+    const struct fek_box *b, int place, double *x, double *f,
+    struct fek_mm_energy *e)
+{
+	struct fek_mm_force *c = fek_mm_force_new(t, o, b);
+	int rc;
+
+	if (c == NULL)
+		return -1;
+	rc = fek_mm_force_eval(c, b, place, x, f, e);
+	fek_mm_force_free(c);
+	return rc;
 }

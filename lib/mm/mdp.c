@@ -28,6 +28,7 @@
  *                           all-angles are refused)
  *   constraint-algorithm    LINCS or SHAKE (checked, not kept)
  *   tcoupl, pcoupl          kept as given (lower case)
+ *   gen-vel, gen-temp, gen-seed
  *   tau-t, ref-t, tau-p, ref-p, compressibility
  *                           the first number of each (one per group or
  *                           direction in GROMACS)
@@ -68,6 +69,9 @@ fek_mm_opt_default(struct fek_mm_opt *o)
 	strcpy(o->integrator, "md");
 	strcpy(o->tcoupl, "no");
 	strcpy(o->pcoupl, "no");
+	o->gen_vel = 0;
+	o->gen_temp = 300;
+	o->gen_seed = -1;
 }
 
 /* The file being read, for messages. */
@@ -397,6 +401,19 @@ set(struct fek_mm_opt *o, const struct mdp *m, const char *k, const char *v)
 		return first_num(m, v, &o->ref_p);
 	if (strcmp(k, "compressibility") == 0)
 		return first_num(m, v, &o->compressibility);
+	if (strcmp(k, "gen-vel") == 0) {
+		static const char *const yn[] = { "no", "yes", NULL };
+		int i = pick(v, yn);
+
+		if (i < 0)
+			return lerr(m, "gen-vel '%s': expected no or yes", v);
+		o->gen_vel = i;
+		return 0;
+	}
+	if (strcmp(k, "gen-temp") == 0)
+		return one_num(m, v, 0, 1e6, &o->gen_temp);
+	if (strcmp(k, "gen-seed") == 0)
+		return one_int(m, v, -1, LONG_MAX, &o->gen_seed);
 	return 0;	/* a key md-gpu does not use */
 }
 

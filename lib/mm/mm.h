@@ -168,6 +168,10 @@ struct fek_mm_opt {
 	long nsteps;
 	double ref_t, tau_t, ref_p, tau_p, compressibility;
 	char integrator[32], tcoupl[32], pcoupl[32];
+	int gen_vel;			/* gen-vel: velocities from a
+					   Maxwell-Boltzmann distribution */
+	double gen_temp;		/* gen-temp, K (300) */
+	long gen_seed;			/* gen-seed (-1: md-gpu's -s) */
 };
 
 /* GROMACS's defaults into o. */
@@ -237,6 +241,18 @@ void	fek_mm_nonbonded(const struct fek_mm_top *t, const struct fek_mm_opt *o,
 	    const struct fek_box *b, const double *x, double *f,
 	    struct fek_mm_energy *e);
 
+/* The forces of a system run by run (energy.c): a context for t with
+ * options o in a box of b's size (the PME grid and FFT plans), and one
+ * evaluation: with place, virtual sites placed from their atoms first (x
+ * updated); every term into e, the forces (sites' spread onto their
+ * atoms) into f (n x 3, overwritten).  NULL / -1 with fek_seterr. */
+struct fek_mm_force;
+struct fek_mm_force *fek_mm_force_new(const struct fek_mm_top *t,
+	    const struct fek_mm_opt *o, const struct fek_box *b);
+int	fek_mm_force_eval(struct fek_mm_force *c, const struct fek_box *b,
+	    int place, double *x, double *f, struct fek_mm_energy *e);
+void	fek_mm_force_free(struct fek_mm_force *c);
+
 /* A whole single point (energy.c): with place, virtual sites placed
  * from their atoms first (x updated), else taken as x gives them (as gmx
  * mdrun -rerun does); every term; the sites' forces spread onto their
@@ -282,5 +298,52 @@ int	fek_mm_constrain_x(struct fek_mm_constr *c, const struct fek_box *b,
 int	fek_mm_constrain_v(struct fek_mm_constr *c, const struct fek_box *b,
 	    const double *x, double *v, double dt, double *vir);
 void	fek_mm_constr_free(struct fek_mm_constr *c);
+
+/* ---- dynamics (run.c) ------------------------------------------------------ */
+
+enum { FEK_MM_INT_VV, FEK_MM_INT_LANGEVIN };
+
+/* How to run. */
+struct fek_mm_md {
+	int integrator;			/* FEK_MM_INT_VV (NVE) or _LANGEVIN */
+	double dt;			/* ps */
+	double kT;			/* kJ/mol (Langevin) */
+	double gamma;			/* friction, 1/ps (Langevin) */
+	uint64_t key;			/* the Philox key of the seed */
+	long long nsteps;
+	long every;			/* frames every so many steps (0: none) */
+	long logevery;			/* log rows likewise */
+	double t0;			/* time of step 0, ps */
+	double constr_tol;		/* SHAKE's relative tolerance */
+};
+
+/* Where a run's results go; each returns -1 (with fek_seterr) to stop it.
+ * NULL members are skipped. */
+struct fek_mm_sink {
+	void *ctx;
+	int	(*log)(void *ctx, long long step, double t,
+		    const struct fek_mm_energy *e, double K, double T);
+	int	(*frame)(void *ctx, long long step, double t,
+		    const struct fek_box *b, const double *x, const double *v);
+};
+
+/* Degrees of freedom: 3 a massive atom, less the constraints of c (may
+ * be NULL) and, for FEK_MM_INT_VV (which conserves the momentum), the
+ * centre of mass's 3. */
+long	fek_mm_dof(const struct fek_mm_top *t, const struct fek_mm_constr *c,
+	    int integrator);
+/* Velocities from the Maxwell-Boltzmann distribution at temp (K), Philox
+ * keyed by key, without centre-of-mass motion; 0 for massless sites. */
+void	fek_mm_gen_vel(const struct fek_mm_top *t, double temp, uint64_t key,
+	    double *v);
+/*
+ * Run p->nsteps steps of t in box b from x, v (n x 3, updated): the
+ * constraints first made to hold, then the integrator of p; the log and
+ * frames of step 0, every, ... and the last to sink.  -1 with fek_seterr
+ * (a constraint that fails to converge: 1; PME: 64).
+ */
+int	fek_mm_run(const struct fek_mm_top *t, const struct fek_mm_opt *o,
+	    const struct fek_mm_md *p, struct fek_box *b, double *x, double *v,
+	    const struct fek_mm_sink *sink);
 
 #endif

@@ -1,0 +1,192 @@
+/*
+ * run.c - molecular dynamics of a molecular system on the CPU (mm.h,
+ * fek_mm_run): the double-precision reference of md-gpu --top.
+ *
+ *   velocity Verlet with RATTLE (NVE; GROMACS's md-vv, Swope et al., J.
+ *     Chem. Phys. 76, 637 (1982); Andersen, J. Comput. Phys. 52, 24
+ *     (1983)): v += dt/2 f/m; x' = x + dt v, constrained from x (the
+ *     correction / dt into v); f(x'); v += dt/2 f/m, constrained;
+ *   Langevin "middle" (OpenMM's LangevinMiddleIntegrator: Zhang, Liu,
+ *     Xie, Wang and Liu, J. Phys. Chem. A 123, 6056 (2019)): v += dt f/m,
+ *     constrained; x' = x + dt/2 v; v = a v + sqrt((1 - a^2) kT/m) xi with
+ *     a = exp(-gamma dt); x' += dt/2 v, constrained from x (the
+ *     correction / dt into v).  Its velocities are those of the half
+ *     steps.
+ *
+ * Virtual sites are placed from their atoms after every move and their
+ * forces spread; they carry no mass and are not integrated.  The random
+ * numbers come from Philox keyed by (seed, atom, step) (lib/md/pmd_eval.h),
+ * so a run does not depend on threads.  The temperature counts 3 degrees
+ * of freedom a massive atom, less the constraints and, under velocity
+ * Verlet, the 3 of the centre of mass, whose momentum it conserves (and
+ * generated velocities have none); Langevin dynamics thermalises it.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fek.h"
+#include "md/pmd.h"
+#include "mm/mm.h"
+
+/* Kinetic energy of v (kJ/mol). */
+static double
+kinetic(const struct fek_mm_top *t, const double *v)
+{
+	double k = 0;
+
+	for (long i = 0; i < t->n; i++)
+		k += 0.5 * t->mass[i] * (v[3 * i] * v[3 * i] + v[3 * i + 1] *
+		    v[3 * i + 1] + v[3 * i + 2] * v[3 * i + 2]);
+	return k;
+}
+
+/* Remove the centre of mass velocity of the massive atoms. */
+static void
+zero_momentum(const struct fek_mm_top *t, double *v)
+{
+	double p[3] = { 0, 0, 0 }, m = 0;
+
+	for (long i = 0; i < t->n; i++) {
+		m += t->mass[i];
+		for (int d = 0; d < 3; d++)
+			p[d] += t->mass[i] * v[3 * i + d];
+	}
+	if (m <= 0)
+		return;
+	for (long i = 0; i < t->n; i++)
+		if (t->mass[i] > 0)
+			for (int d = 0; d < 3; d++)
+				v[3 * i + d] -= p[d] / m;
+}
+
+long
+fek_mm_dof(const struct fek_mm_top *t, const struct fek_mm_constr *c,
+    int integrator)
+{
+	long n = 0;
+
+	for (long i = 0; i < t->n; i++)
+		n += t->mass[i] > 0;
+	n = 3 * n - (c ? fek_mm_constr_count(c) : 0) -
+	    (integrator == FEK_MM_INT_VV ? 3 : 0);
+	return n > 0 ? n : 1;
+}
+
+void
+fek_mm_gen_vel(const struct fek_mm_top *t, double temp, uint64_t key,
+    double *v)
+{
+	for (long i = 0; i < t->n; i++) {
+		double z[4];
+
+		fek_pmd_normals4(key, (uint32_t)i, 0, 0, FEK_RNG_VELOCITY, 0,
+		    z);
+		for (int d = 0; d < 3; d++)
+			v[3 * i + d] = t->mass[i] > 0 ? z[d] *
+			    sqrt(FEK_KB_KJ * temp / t->mass[i]) : 0;
+	}
+	zero_momentum(t, v);
+}
+
+int
+fek_mm_run(const struct fek_mm_top *t, const struct fek_mm_opt *o,
+    const struct fek_mm_md *p, struct fek_box *b, double *x, double *v,
+    const struct fek_mm_sink *sink)
+{
+	struct fek_mm_force *fc = NULL;
+	struct fek_mm_constr *cc = NULL;
+	struct fek_mm_energy e;
+	long n = t->n, ndf;
+	double *f = fek_alloc(3 * (n > 0 ? n : 1), sizeof *f);
+	double *xold = fek_alloc(3 * (n > 0 ? n : 1), sizeof *xold);
+	double *im = fek_alloc(n > 0 ? n : 1, sizeof *im);
+	double dt = p->dt, a = exp(-p->gamma * dt);
+	int rc = -1;
+
+	for (long i = 0; i < n; i++)
+		im[i] = t->mass[i] > 0 ? 1 / t->mass[i] : 0;
+	if ((fc = fek_mm_force_new(t, o, b)) == NULL)
+		goto out;
+	if (t->il[FEK_MM_SETTLE].n + t->il[FEK_MM_CONSTR].n > 0 &&
+	    (cc = fek_mm_constr_new(t, p->constr_tol)) == NULL)
+		goto out;
+	ndf = fek_mm_dof(t, cc, p->integrator);
+
+	/* the start: constraints satisfied by x and v, sites placed */
+	if (cc != NULL) {
+		memcpy(xold, x, 3 * n * sizeof *x);
+		if (fek_mm_constrain_x(cc, b, xold, x, NULL, 0, NULL) < 0 ||
+		    fek_mm_constrain_v(cc, b, x, v, 0, NULL) < 0)
+			goto out;
+	}
+	if (fek_mm_force_eval(fc, b, 1, x, f, &e) < 0)
+		goto out;
+	for (long long step = 0;; step++) {
+		double K = kinetic(t, v);
+
+		if (sink->log != NULL && p->logevery > 0 &&
+		    step % p->logevery == 0 && sink->log(sink->ctx, step,
+		    p->t0 + step * dt, &e, K, 2 * K / (FEK_KB_KJ * ndf)) < 0)
+			goto out;
+		if (sink->frame != NULL && p->every > 0 && step % p->every ==
+		    0 && sink->frame(sink->ctx, step, p->t0 + step * dt, b, x,
+		    v) < 0)
+			goto out;
+		if (step == p->nsteps)
+			break;
+		memcpy(xold, x, 3 * n * sizeof *x);
+		if (p->integrator == FEK_MM_INT_VV) {
+			for (long i = 0; i < 3 * n; i++)
+				v[i] += 0.5 * dt * f[i] * im[i / 3];
+			for (long i = 0; i < 3 * n; i++)
+				x[i] += dt * v[i];
+			if (cc != NULL && fek_mm_constrain_x(cc, b, xold, x, v,
+			    dt, NULL) < 0)
+				goto out;
+			if (fek_mm_force_eval(fc, b, 1, x, f, &e) < 0)
+				goto out;
+			for (long i = 0; i < 3 * n; i++)
+				v[i] += 0.5 * dt * f[i] * im[i / 3];
+			if (cc != NULL && fek_mm_constrain_v(cc, b, x, v, dt,
+			    NULL) < 0)
+				goto out;
+		} else {
+			for (long i = 0; i < 3 * n; i++)
+				v[i] += dt * f[i] * im[i / 3];
+			if (cc != NULL && fek_mm_constrain_v(cc, b, x, v, dt,
+			    NULL) < 0)
+				goto out;
+			for (long i = 0; i < 3 * n; i++)
+				x[i] += 0.5 * dt * v[i];
+			for (long i = 0; i < n; i++) {
+				double z[4], s;
+
+				if (im[i] == 0)
+					continue;
+				fek_pmd_normals4(p->key, (uint32_t)i, 0,
+				    (uint64_t)step, FEK_RNG_LANGEVIN, 0, z);
+				s = sqrt((1 - a * a) * p->kT * im[i]);
+				for (int d = 0; d < 3; d++)
+					v[3 * i + d] = a * v[3 * i + d] +
+					    s * z[d];
+			}
+			for (long i = 0; i < 3 * n; i++)
+				x[i] += 0.5 * dt * v[i];
+			/* the constraints' displacement / dt into v */
+			if (cc != NULL && fek_mm_constrain_x(cc, b, xold, x, v,
+			    dt, NULL) < 0)
+				goto out;
+			if (fek_mm_force_eval(fc, b, 1, x, f, &e) < 0)
+				goto out;
+		}
+	}
+	rc = 0;
+out:
+	fek_mm_force_free(fc);
+	fek_mm_constr_free(cc);
+	free(f);
+	free(xold);
+	free(im);
+	return rc;
+}
