@@ -62,6 +62,7 @@
 
 #include "fek.h"
 #include "mm/mm.h"
+#include "mm/vec3.h"
 
 #define NMAX 16			/* atoms in a test system */
 
@@ -121,20 +122,6 @@ check_end(struct check *c)
 }
 
 /* ---- vectors, boxes, random geometry ---------------------------------- */
-
-static double
-dot(const double *a, const double *b)
-{
-	return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-}
-
-static void
-cross(const double *a, const double *b, double *c)
-{
-	c[0] = a[1] * b[2] - a[2] * b[1];
-	c[1] = a[2] * b[0] - a[0] * b[2];
-	c[2] = a[0] * b[1] - a[1] * b[0];
-}
 
 static double
 uniform(double lo, double hi)
@@ -869,7 +856,7 @@ check_closed(void)
 		check_value(&c, e.term[FEK_MM_E_LJ14], ulj, fabs(ulj));
 		check_value(&c, e.term[FEK_MM_E_COUL14], uc, fabs(uc));
 		/* |f| = -dU/dr */
-		check_value(&c, sqrt(dot(f, f)), fabs(-12 * c12 / pow(r, 13) +
+		check_value(&c, sqrt(fek_vdot(f, f)), fabs(-12 * c12 / pow(r, 13) +
 		    6 * c6 / pow(r, 7) - uc / r), fabs(uc / r));
 	}
 	check_end(&c);
@@ -890,11 +877,11 @@ manual_phi(const double *x)
 		rkj[c] = x[6 + c] - x[3 + c];
 		rkl[c] = x[6 + c] - x[9 + c];
 	}
-	cross(rij, rkj, m);
-	cross(rkj, rkl, n);
-	cs = dot(m, n) / sqrt(dot(m, m) * dot(n, n));
+	fek_vcross(rij, rkj, m);
+	fek_vcross(rkj, rkl, n);
+	cs = fek_vdot(m, n) / sqrt(fek_vdot(m, m) * fek_vdot(n, n));
 	cs = cs > 1 ? 1 : cs < -1 ? -1 : cs;
-	return (dot(rij, n) < 0 ? -1 : 1) * acos(cs);
+	return (fek_vdot(rij, n) < 0 ? -1 : 1) * acos(cs);
 }
 
 /* phi of the library at x: cos phi from k (1 + cos(phi)), sin phi from
@@ -981,11 +968,11 @@ check_kinds(void)
 					r[c] = xw[3 * i + c] - xw[c];
 					sf[c] += f[3 * i + c];
 				}
-				cross(r, f + 3 * i, m);
+				fek_vcross(r, f + 3 * i, m);
 				for (int c = 0; c < 3; c++)
 					tq[c] += m[c];
-				if (sqrt(dot(r, r)) > size)
-					size = sqrt(dot(r, r));
+				if (sqrt(fek_vdot(r, r)) > size)
+					size = sqrt(fek_vdot(r, r));
 			}
 			check_error(&csum, maxabs(sf, 3) / fmax);
 			check_error(&csum, maxabs(tq, 3) / (fmax * size));
@@ -1171,7 +1158,7 @@ force_torque(long n, const double *x, const double *f, const char *skip,
 			r[c] = x[3 * i + c] - x[c];
 			sf[c] += f[3 * i + c];
 		}
-		cross(r, f + 3 * i, m);
+		fek_vcross(r, f + 3 * i, m);
 		for (int c = 0; c < 3; c++)
 			tq[c] += m[c];
 	}
@@ -1208,7 +1195,7 @@ check_vsite(void)
 			d[k] = xw[9 + k] - xw[k];
 			bis[k] = (xw[3 + k] + xw[6 + k]) / 2 - xw[k];
 		}
-		h = sqrt(dot(bis, bis));
+		h = sqrt(fek_vdot(bis, bis));
 		for (int k = 0; k < 3; k++)
 			check_value(&c, d[k], dom * bis[k] / h, dom);
 		check_value(&c, dom, 0.015, 0.015 * 1e4);	/* 1e-8 */

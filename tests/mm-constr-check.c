@@ -96,6 +96,7 @@
 
 #include "fek.h"
 #include "mm/mm.h"
+#include "mm/vec3.h"
 
 #define NMAX 64			/* atoms in a test system */
 #define MOLMAX 16		/* atoms in a molecule */
@@ -174,23 +175,9 @@ verdict(const char *name, int ok, const char *why)
 /* ---- vectors, cells, random geometry ---------------------------------- */
 
 static double
-dot(const double *a, const double *b)
-{
-	return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-}
-
-static void
-cross(const double *a, const double *b, double *c)
-{
-	c[0] = a[1] * b[2] - a[2] * b[1];
-	c[1] = a[2] * b[0] - a[0] * b[2];
-	c[2] = a[0] * b[1] - a[1] * b[0];
-}
-
-static double
 norm(const double *a)
 {
-	return sqrt(dot(a, a));
+	return sqrt(fek_vdot(a, a));
 }
 
 static double
@@ -272,11 +259,11 @@ zmat(const double *a, const double *b, const double *c, double r, double th,
 	l = norm(bc);
 	for (int k = 0; k < 3; k++)
 		bc[k] /= l;
-	cross(ab, bc, n);
+	fek_vcross(ab, bc, n);
 	l = norm(n);
 	for (int k = 0; k < 3; k++)
 		n[k] /= l;
-	cross(n, bc, m);
+	fek_vcross(n, bc, m);
 	for (int k = 0; k < 3; k++)
 		d[k] = c[k] - r * cos(th) * bc[k] + r * sin(th) * cos(phi) *
 		    m[k] + r * sin(th) * sin(phi) * n[k];
@@ -599,7 +586,7 @@ rattle_scale(const struct sys *s, const double *v)
 			for (int e = 0; e < 2; e++) {
 				const double *va = v + 3 * il->atoms[2 * k + e];
 
-				u2 += dot(va, va);
+				u2 += fek_vdot(va, va);
 				n++;
 			}
 	} else {
@@ -607,7 +594,7 @@ rattle_scale(const struct sys *s, const double *v)
 			for (int e = 0; e < 2; e++) {
 				const double *va = v + 3 * s->pair[p][e];
 
-				u2 += dot(va, va);
+				u2 += fek_vdot(va, va);
 				n++;
 			}
 	}
@@ -649,7 +636,7 @@ conservation(const struct sys *s, const struct mol *m, const double *xw,
 			mq[c] = ma * dq[3 * a + c];
 			p[c] += mq[c];
 		}
-		cross(r, mq, t);
+		fek_vcross(r, mq, t);
 		for (int c = 0; c < 3; c++)
 			l[c] += t[c];
 		psc += norm(mq);
@@ -701,7 +688,7 @@ along_bonds(const struct sys *s, const struct mol *m, const double *xw,
 				e[c] = xw[3 * a + c] - xw[3 * o + c];
 			l = norm(e);
 			for (int k = 0; k < nq; k++) {
-				double pr = dot(e, q[k]);
+				double pr = fek_vdot(e, q[k]);
 
 				for (int c = 0; c < 3; c++)
 					e[c] -= pr * q[k][c];
@@ -714,7 +701,7 @@ along_bonds(const struct sys *s, const struct mol *m, const double *xw,
 			nq++;
 		}
 		for (int k = 0; k < nq; k++) {
-			double pr = dot(res, q[k]);
+			double pr = fek_vdot(res, q[k]);
 
 			for (int c = 0; c < 3; c++)
 				res[c] -= pr * q[k][c];
@@ -911,7 +898,7 @@ check_steps(void)
 			image_diff(&s.b, xs, i, xs, j, r);
 			for (int e = 0; e < 3; e++)
 				vij[e] = v[3 * i + e] - v[3 * j + e];
-			check_error(&kc[k].vbond, fabs(dot(r, vij)) /
+			check_error(&kc[k].vbond, fabs(fek_vdot(r, vij)) /
 			    (norm(r) * u));
 		}
 		for (int mi = 0; mi < s.nmol; mi++) {
@@ -1332,7 +1319,7 @@ check_nve(const char *top, const char *gro, long nsteps, double dt, int pme)
 		goto fail;
 	K = 0;
 	for (long i = 0; i < n; i++)
-		K += 0.5 * t.mass[i] * dot(v + 3 * i, v + 3 * i);
+		K += 0.5 * t.mass[i] * fek_vdot(v + 3 * i, v + 3 * i);
 	for (long i = 0; i < 3 * n; i++)
 		v[i] *= sqrt(0.5 * dof * kT / K);
 
@@ -1360,7 +1347,7 @@ check_nve(const char *top, const char *gro, long nsteps, double dt, int pme)
 			goto fail;
 		K = 0;
 		for (long i = 0; i < n; i++)
-			K += 0.5 * t.mass[i] * dot(v + 3 * i, v + 3 * i);
+			K += 0.5 * t.mass[i] * fek_vdot(v + 3 * i, v + 3 * i);
 		E = K + e.pot;
 		if (step == 1)
 			e0 = E;
@@ -1405,7 +1392,7 @@ check_nve(const char *top, const char *gro, long nsteps, double dt, int pme)
 			for (int a = 0; a < 3; a++)
 				vij[a] = v[3 * i + a] - v[3 * j + a];
 			check_value(&cl, norm(r), d, d);
-			check_error(&cv, fabs(dot(r, vij)) / norm(r) /
+			check_error(&cv, fabs(fek_vdot(r, vij)) / norm(r) /
 			    sqrt(3 * kT / 1.008));
 		}
 	}

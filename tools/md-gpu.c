@@ -924,12 +924,6 @@ molecule_mode(int argc, char **argv)
 	return 0;
 }
 
-/* The energy columns of an mmenergy section, in fek_mm_term order. */
-static const char *mm_cols[FEK_MM_NTERM] = {
-	"bond", "angle", "ub", "pdih", "pidih", "rb", "idih", "lj14",
-	"coul14", "ljsr", "dispcorr", "coulsr", "coulrecip",
-};
-
 /* The .mdp's include ("-Idir -I dir ...") as fek_mm_top_read's
  * ':'-separated list into buf; NULL when there is none. */
 static const char *
@@ -986,17 +980,7 @@ molecules_rerun(const struct fek_mm_top *t, const struct fek_mm_opt *o,
 	memset(&fr, 0, sizeof fr);
 	f = fek_alloc(3 * (t->n > 0 ? t->n : 1), sizeof *f);
 	fek_writer_init(&w, stdout, text);
-	fek_hdr_init(&h, "mmenergy");
-	h.rows = -1;
-	fek_hdr_addcol(&h, "frame", FEK_I64, "1");
-	fek_hdr_addcol(&h, "step", FEK_I64, "1");
-	for (int k = 0; k < FEK_MM_NTERM; k++)
-		fek_hdr_addcol(&h, mm_cols[k], FEK_F64, "kJ/mol");
-	fek_hdr_addcol(&h, "pot", FEK_F64, "kJ/mol");
-	fek_hdr_add(&h, "UNITS", "gmx");
-	fek_hdr_add(&h, "ATOMS", "%ld", t->n);
-	if (t->system[0])
-		fek_hdr_add(&h, "SYSTEM", "%s", t->system);
+	fek_mm_energy_header(&h, t, 0);
 	fek_hdr_add(&h, "PROV", "%s", cmd);
 	if (fek_begin_section(&w, &h) < 0)
 		fek_die();

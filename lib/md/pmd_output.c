@@ -43,8 +43,8 @@ cubed(const char *len, char *buf, size_t n)
 	snprintf(buf, n, "%s^3", len);
 }
 
-static void
-box_keys(struct fek_header *h, const struct fek_box *bx)
+void
+fek_box_keys(struct fek_header *h, const struct fek_box *bx)
 {
 	fek_hdr_add(h, "BOX", "%.17g %.17g %.17g %.17g %.17g %.17g", bx->lx,
 	    bx->ly, bx->lz, bx->xy, bx->xz, bx->yz);
@@ -133,7 +133,7 @@ sink_frame(void *ctx, const struct fek_psys *s, int b, const double *x,
 	fek_hdr_add(&h, "TIME", "%.17g %s", s->step * o->par->dt * tu,
 	    u->time);
 	fek_hdr_add(&h, "REPLICA", "%d %d", b + 1, s->nbox);
-	box_keys(&h, &s->box[b]);
+	fek_box_keys(&h, &s->box[b]);
 	run_keys(&h, o, s);
 	fek_hdr_add(&h, "PROV", "%s", o->cmd);
 	if (fek_begin_section(&o->wr, &h) < 0 || fek_write_rows(&o->wr, rows,

@@ -58,4 +58,7 @@ int	fek_pmd_checkpoint_write(const struct fek_psys *s, uint64_t seed,
 int	fek_pmd_checkpoint_read(struct fek_psys *s, const char *path,
 	    char *units, size_t ulen);
 
+/* The keys BOX and ORIGIN of a frames section (fek(5)) for cell bx. */
+void	fek_box_keys(struct fek_header *h, const struct fek_box *bx);
+
 #endif

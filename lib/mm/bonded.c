@@ -76,32 +76,9 @@
 #include <math.h>
 
 #include "mm/mm.h"
+#include "mm/vec3.h"
 
 /* ---- vectors ---------------------------------------------------------- */
-
-static double
-dot(const double *a, const double *b)
-{
-	return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-}
-
-static void
-cross(const double *a, const double *b, double *c)
-{
-	c[0] = a[1] * b[2] - a[2] * b[1];
-	c[1] = a[2] * b[0] - a[0] * b[2];
-	c[2] = a[0] * b[1] - a[1] * b[0];
-}
-
-/* d = x[ia] - x[ib], the minimum image in box b. */
-static void
-image_diff(const struct fek_box *b, const double *x, int ia, int ib,
-    double *d)
-{
-	for (int c = 0; c < 3; c++)
-		d[c] = x[3 * ia + c] - x[3 * ib + c];
-	fek_box_minimage(b, d);
-}
 
 /*
  * One interaction's na forces fa onto its atoms (f, n x 3), and its
@@ -159,8 +136,8 @@ bonds(const struct fek_mm_ilist *il, const struct fek_box *b,
 		const double *p = il->par + 2 * m;
 		double b0 = p[0], kb = p[1], d[3], r;
 
-		image_diff(b, x, at[0], at[1], d);
-		r = sqrt(dot(d, d));
+		fek_vimage(b, x, at[0], at[1], d);
+		r = sqrt(fek_vdot(d, d));
 		sum += 0.5 * kb * (r - b0) * (r - b0);
 		central_pair(at[0], at[1], d, r, kb * (r - b0), f, vir);
 	}
@@ -181,8 +158,8 @@ pairs(const struct fek_mm_ilist *il, const struct fek_box *b, double eps_r,
 		double c6 = p[0], c12 = p[1], qq = p[2];
 		double d[3], r, ir, ir6, ulj, uc;
 
-		image_diff(b, x, at[0], at[1], d);
-		r = sqrt(dot(d, d));
+		fek_vimage(b, x, at[0], at[1], d);
+		r = sqrt(fek_vdot(d, d));
 		ir = 1 / r;	/* r = 0: an infinite or NaN energy, no
 				   force (central_pair) */
 		ir6 = ir * ir * ir * ir * ir * ir;
@@ -216,22 +193,22 @@ angles(const struct fek_mm_ilist *il, int ub, const struct fek_box *b,
 		double rij[3], rkj[3], n[3], t[3], fa[3][3], ra[3][3];
 		double nn, th, dudth, lij2, lkj2;
 
-		image_diff(b, x, at[0], at[1], rij);
-		image_diff(b, x, at[2], at[1], rkj);
-		cross(rij, rkj, n);
-		nn = sqrt(dot(n, n));
-		th = atan2(nn, dot(rij, rkj));
+		fek_vimage(b, x, at[0], at[1], rij);
+		fek_vimage(b, x, at[2], at[1], rkj);
+		fek_vcross(rij, rkj, n);
+		nn = sqrt(fek_vdot(n, n));
+		th = atan2(nn, fek_vdot(rij, rkj));
 		sum += 0.5 * p[1] * (th - p[0]) * (th - p[0]);
 		dudth = p[1] * (th - p[0]);
-		lij2 = dot(rij, rij);
-		lkj2 = dot(rkj, rkj);
+		lij2 = fek_vdot(rij, rij);
+		lkj2 = fek_vdot(rkj, rkj);
 		if (nn > 0 && lij2 > 0 && lkj2 > 0) {
 			/* f_i = -dU/dth dth/dx_i, dth/dx_i = -(n x r_ij) /
 			 * (|n| |r_ij|^2); f_k likewise with +(n x r_kj) */
-			cross(n, rij, t);
+			fek_vcross(n, rij, t);
 			for (int c = 0; c < 3; c++)
 				fa[0][c] = dudth * t[c] / (nn * lij2);
-			cross(n, rkj, t);
+			fek_vcross(n, rkj, t);
 			for (int c = 0; c < 3; c++)
 				fa[2][c] = -dudth * t[c] / (nn * lkj2);
 			for (int c = 0; c < 3; c++) {
@@ -248,7 +225,7 @@ angles(const struct fek_mm_ilist *il, int ub, const struct fek_box *b,
 
 			for (int c = 0; c < 3; c++)
 				d[c] = rij[c] - rkj[c];	/* x_i - x_k */
-			r = sqrt(dot(d, d));
+			r = sqrt(fek_vdot(d, d));
 			sum += 0.5 * kub * (r - r13) * (r - r13);
 			central_pair(at[0], at[2], d, r, kub * (r - r13), f,
 			    vir);
@@ -278,14 +255,14 @@ dihedral_angle(const struct fek_box *b, const double *x, const int *at,
 {
 	double l2;
 
-	image_diff(b, x, at[1], at[0], g->b1);
-	image_diff(b, x, at[2], at[1], g->b2);
-	image_diff(b, x, at[3], at[2], g->b3);
-	cross(g->b1, g->b2, g->n1);
-	cross(g->b2, g->b3, g->n2);
-	l2 = sqrt(dot(g->b2, g->b2));
-	g->phi = atan2(l2 * dot(g->b1, g->n2), dot(g->n1, g->n2));
-	if (dot(g->n1, g->n1) == 0 || dot(g->n2, g->n2) == 0) {
+	fek_vimage(b, x, at[1], at[0], g->b1);
+	fek_vimage(b, x, at[2], at[1], g->b2);
+	fek_vimage(b, x, at[3], at[2], g->b3);
+	fek_vcross(g->b1, g->b2, g->n1);
+	fek_vcross(g->b2, g->b3, g->n2);
+	l2 = sqrt(fek_vdot(g->b2, g->b2));
+	g->phi = atan2(l2 * fek_vdot(g->b1, g->n2), fek_vdot(g->n1, g->n2));
+	if (fek_vdot(g->n1, g->n1) == 0 || fek_vdot(g->n2, g->n2) == 0) {
 		g->phi = 0;
 		return -1;
 	}
@@ -302,10 +279,10 @@ static void
 dihedral_forces(const struct dihedral *g, const int *at, double dudphi,
     double *f, double *vir)
 {
-	double l22 = dot(g->b2, g->b2), l2 = sqrt(l22);
+	double l22 = fek_vdot(g->b2, g->b2), l2 = sqrt(l22);
 	double gi[3], gl[3], fa[4][3], ra[4][3];
-	double p = dot(g->b1, g->b2) / l22, q = dot(g->b3, g->b2) / l22;
-	double si = -l2 / dot(g->n1, g->n1), sl = l2 / dot(g->n2, g->n2);
+	double p = fek_vdot(g->b1, g->b2) / l22, q = fek_vdot(g->b3, g->b2) / l22;
+	double si = -l2 / fek_vdot(g->n1, g->n1), sl = l2 / fek_vdot(g->n2, g->n2);
 
 	for (int c = 0; c < 3; c++) {
 		gi[c] = si * g->n1[c];		/* dphi/dx_i */

@@ -107,6 +107,7 @@
 
 #include "fek.h"
 #include "mm/mm.h"
+#include "mm/vec3.h"
 
 #define SHAKE_MAXIT 1000	/* sweeps of SHAKE or RATTLE before giving up */
 
@@ -134,37 +135,14 @@ struct fek_mm_constr {
 	double *xsave;			/* natom x 3: work, x before */
 };
 
-static double
-dot(const double *a, const double *b)
-{
-	return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-}
-
-static void
-cross(const double *a, const double *b, double *c)
-{
-	c[0] = a[1] * b[2] - a[2] * b[1];
-	c[1] = a[2] * b[0] - a[0] * b[2];
-	c[2] = a[0] * b[1] - a[1] * b[0];
-}
-
 static void
 normalise(double *a)
 {
-	double s = 1 / sqrt(dot(a, a));
+	double s = 1 / sqrt(fek_vdot(a, a));
 
 	a[0] *= s;
 	a[1] *= s;
 	a[2] *= s;
-}
-
-/* d = x_i - x_j (x n x 3) by minimum image in b. */
-static void
-image_diff(const struct fek_box *b, const double *x, int i, int j, double *d)
-{
-	for (int c = 0; c < 3; c++)
-		d[c] = x[3 * i + c] - x[3 * j + c];
-	fek_box_minimage(b, d);
 }
 
 /* vir -= s a (x) b (3 x 3, row-major). */
@@ -366,13 +344,13 @@ settle_positions(const struct settle *w, const struct fek_box *b,
 
 	/* 1: old and unconstrained positions relative to xref of O */
 	memset(p0[0], 0, sizeof p0[0]);
-	image_diff(b, xref, at[1], at[0], p0[1]);
-	image_diff(b, xref, at[2], at[0], p0[2]);
+	fek_vimage(b, xref, at[1], at[0], p0[1]);
+	fek_vimage(b, xref, at[2], at[0], p0[2]);
 	for (int c = 0; c < 3; c++)
 		p1[0][c] = x[3 * at[0] + c] - xref[3 * at[0] + c];
 	fek_box_minimage(b, p1[0]);
-	image_diff(b, x, at[1], at[0], p1[1]);
-	image_diff(b, x, at[2], at[0], p1[2]);
+	fek_vimage(b, x, at[1], at[0], p1[1]);
+	fek_vimage(b, x, at[2], at[0], p1[2]);
 	for (int c = 0; c < 3; c++) {
 		p1[1][c] += p1[0][c];
 		p1[2][c] += p1[0][c];
@@ -393,16 +371,16 @@ settle_positions(const struct settle *w, const struct fek_box *b,
 		e1[c] = p0[1][c] - p0[0][c];
 		e2[c] = p0[2][c] - p0[0][c];
 	}
-	cross(e1, e2, ax[2]);
+	fek_vcross(e1, e2, ax[2]);
 	normalise(ax[2]);
-	cross(q1[0], ax[2], ax[0]);
+	fek_vcross(q1[0], ax[2], ax[0]);
 	normalise(ax[0]);
-	cross(ax[2], ax[0], ax[1]);
+	fek_vcross(ax[2], ax[0], ax[1]);
 	for (int i = 0; i < 3; i++) {
-		l0[i][0] = dot(ax[0], q0[i]);
-		l0[i][1] = dot(ax[1], q0[i]);
+		l0[i][0] = fek_vdot(ax[0], q0[i]);
+		l0[i][1] = fek_vdot(ax[1], q0[i]);
 		for (int c = 0; c < 3; c++)
-			l1[i][c] = dot(ax[c], q1[i]);
+			l1[i][c] = fek_vdot(ax[c], q1[i]);
 	}
 
 	/* 3: the canonical water turned by psi about Y, phi about X */
@@ -514,13 +492,13 @@ settle_velocities(const struct settle *w, const struct fek_box *b,
 
 		s[k][i] = 1;
 		s[k][j] = -1;
-		image_diff(b, x, w->at[i], w->at[j], r[k]);
-		len[k] = sqrt(dot(r[k], r[k]));
+		fek_vimage(b, x, w->at[i], w->at[j], r[k]);
+		len[k] = sqrt(fek_vdot(r[k], r[k]));
 		for (int c = 0; c < 3; c++) {
 			e[k][c] = r[k][c] / len[k];
 			vij[c] = v[3 * w->at[i] + c] - v[3 * w->at[j] + c];
 		}
-		rhs[k] = -dot(e[k], vij);
+		rhs[k] = -fek_vdot(e[k], vij);
 	}
 	for (int k = 0; k < 3; k++)
 		for (int l = 0; l < 3; l++) {
@@ -528,7 +506,7 @@ settle_velocities(const struct settle *w, const struct fek_box *b,
 
 			for (int i = 0; i < 3; i++)
 				a += s[k][i] * s[l][i] * im[i];
-			A[k][l] = a * dot(e[k], e[l]);
+			A[k][l] = a * fek_vdot(e[k], e[l]);
 		}
 	if (solve3(A, rhs, h) < 0)
 		return fek_seterr(FEK_EX_NUMERIC, "SETTLE: the water of atoms "
@@ -564,7 +542,7 @@ shake_positions(struct fek_mm_constr *c, const struct fek_box *b,
 	int done = 0, it;
 
 	for (long k = 0; k < c->nbond; k++) {
-		image_diff(b, xref, c->bond[2 * k], c->bond[2 * k + 1],
+		fek_vimage(b, xref, c->bond[2 * k], c->bond[2 * k + 1],
 		    c->bvec + 3 * k);
 		c->bmul[k] = 0;
 	}
@@ -575,12 +553,12 @@ shake_positions(struct fek_mm_constr *c, const struct fek_box *b,
 			const double *rref = c->bvec + 3 * k;
 			double r[3], d2 = c->blen[k] * c->blen[k], diff, rr, g;
 
-			image_diff(b, x, i, j, r);
-			diff = d2 - dot(r, r);
+			fek_vimage(b, x, i, j, r);
+			diff = d2 - fek_vdot(r, r);
 			if (fabs(diff) <= 2 * c->tol * d2)
 				continue;
 			done = 0;
-			rr = dot(r, rref);
+			rr = fek_vdot(r, rref);
 			if (!(rr > 1e-6 * d2))
 				return fek_seterr(FEK_EX_NUMERIC, "SHAKE: "
 				    "constraint of atoms %d and %d cannot be "
@@ -588,8 +566,8 @@ shake_positions(struct fek_mm_constr *c, const struct fek_box *b,
 				    "%.1f degrees to it (length %.6g nm, want "
 				    "%.6g)",
 				    i + 1, j + 1, acos(fmax(-1, fmin(1, rr /
-				    sqrt(dot(r, r) * dot(rref, rref))))) *
-				    180 / M_PI, sqrt(dot(r, r)), c->blen[k]);
+				    sqrt(fek_vdot(r, r) * fek_vdot(rref, rref))))) *
+				    180 / M_PI, sqrt(fek_vdot(r, r)), c->blen[k]);
 			g = diff / (2 * (c->invm[i] + c->invm[j]) * rr);
 			for (int e = 0; e < 3; e++) {
 				x[3 * i + e] += g * c->invm[i] * rref[e];
@@ -605,8 +583,8 @@ shake_positions(struct fek_mm_constr *c, const struct fek_box *b,
 		for (long k = 0; k < c->nbond; k++) {
 			double r[3], l;
 
-			image_diff(b, x, c->bond[2 * k], c->bond[2 * k + 1], r);
-			l = sqrt(dot(r, r));
+			fek_vimage(b, x, c->bond[2 * k], c->bond[2 * k + 1], r);
+			l = sqrt(fek_vdot(r, r));
 			if (fabs(l - c->blen[k]) / c->blen[k] > dev) {
 				dev = fabs(l - c->blen[k]) / c->blen[k];
 				worst = k;
@@ -639,14 +617,14 @@ rattle_velocities(struct fek_mm_constr *c, const struct fek_box *b,
 	int done = 0, it;
 
 	for (long k = 0; k < c->nbond; k++) {
-		image_diff(b, x, c->bond[2 * k], c->bond[2 * k + 1],
+		fek_vimage(b, x, c->bond[2 * k], c->bond[2 * k + 1],
 		    c->bvec + 3 * k);
 		c->bmul[k] = 0;
 	}
 	for (long k = 0; k < c->nbond; k++) {
 		int i = c->bond[2 * k], j = c->bond[2 * k + 1];
 
-		u2 += dot(v + 3 * i, v + 3 * i) + dot(v + 3 * j, v + 3 * j);
+		u2 += fek_vdot(v + 3 * i, v + 3 * i) + fek_vdot(v + 3 * j, v + 3 * j);
 	}
 	if (c->nbond == 0 || u2 == 0)
 		return 0;		/* nothing moves: nothing to do */
@@ -656,11 +634,11 @@ rattle_velocities(struct fek_mm_constr *c, const struct fek_box *b,
 		for (long k = 0; k < c->nbond; k++) {
 			int i = c->bond[2 * k], j = c->bond[2 * k + 1];
 			const double *r = c->bvec + 3 * k;
-			double vij[3], rv, r2 = dot(r, r), h;
+			double vij[3], rv, r2 = fek_vdot(r, r), h;
 
 			for (int e = 0; e < 3; e++)
 				vij[e] = v[3 * i + e] - v[3 * j + e];
-			rv = dot(r, vij);
+			rv = fek_vdot(r, vij);
 			if (fabs(rv) <= vtol * sqrt(r2))
 				continue;
 			done = 0;
@@ -683,7 +661,7 @@ rattle_velocities(struct fek_mm_constr *c, const struct fek_box *b,
 
 			for (int e = 0; e < 3; e++)
 				vij[e] = v[3 * i + e] - v[3 * j + e];
-			vr = fabs(dot(r, vij)) / sqrt(dot(r, r));
+			vr = fabs(fek_vdot(r, vij)) / sqrt(fek_vdot(r, r));
 			if (vr > dev) {
 				dev = vr;
 				worst = k;

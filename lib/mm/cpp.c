@@ -662,3 +662,20 @@ mm_cpp_next(struct mm_cpp *c, char **line)
 		return 1;
 	}
 }
+
+int
+mm_same_min(const char *a, const char *b)
+{
+	for (;;) {
+		while (*a == '-' || *a == '_')
+			a++;
+		while (*b == '-' || *b == '_')
+			b++;
+		if (tolower((unsigned char)*a) != tolower((unsigned char)*b))
+			return 0;
+		if (*a == '\0')
+			return 1;
+		a++;
+		b++;
+	}
+}

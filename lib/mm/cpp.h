@@ -37,4 +37,8 @@ int	mm_cpp_err(const struct mm_cpp *c, const char *fmt, ...)
 
 void	mm_cpp_close(struct mm_cpp *c);
 
+/* a and b equal without regard to case, '-' and '_' (grompp's
+ * gmx_strcasecmp_min, for names in topologies and .mdp files). */
+int	mm_same_min(const char *a, const char *b);
+
 #endif

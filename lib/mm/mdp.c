@@ -45,6 +45,7 @@
 
 #include "fek.h"
 #include "mm/mm.h"
+#include "mm/cpp.h"
 
 void
 fek_mm_opt_default(struct fek_mm_opt *o)
@@ -95,24 +96,6 @@ lerr(const struct mdp *m, const char *fmt, ...)
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
 	return fek_seterr(FEK_EX_DATA, "%s:%ld: %s", m->path, m->line, msg);
-}
-
-/* a and b the same without regard to case, '-' and '_'. */
-static int
-same_min(const char *a, const char *b)
-{
-	for (;;) {
-		while (*a == '-' || *a == '_')
-			a++;
-		while (*b == '-' || *b == '_')
-			b++;
-		if (tolower((unsigned char)*a) != tolower((unsigned char)*b))
-			return 0;
-		if (*a == '\0')
-			return 1;
-		a++;
-		b++;
-	}
 }
 
 /* The key normalised: lower case, '_' as '-'. */
@@ -191,7 +174,7 @@ static int
 pick(const char *v, const char *const *list)
 {
 	for (int i = 0; list[i] != NULL; i++)
-		if (same_min(v, list[i]))
+		if (mm_same_min(v, list[i]))
 			return i;
 	return -1;
 }
@@ -270,15 +253,15 @@ set(struct fek_mm_opt *o, const struct mdp *m, const char *k, const char *v)
 		return 0;
 	}
 	if (strcmp(k, "cutoff-scheme") == 0) {
-		if (same_min(v, "verlet"))
+		if (mm_same_min(v, "verlet"))
 			return 0;
-		if (same_min(v, "group"))
+		if (mm_same_min(v, "group"))
 			return lerr(m, "cutoff-scheme group is not supported "
 			    "(nor by GROMACS 2020 and later): use Verlet");
 		return lerr(m, "cutoff-scheme '%s': expected Verlet", v);
 	}
 	if (strcmp(k, "pbc") == 0) {
-		if (same_min(v, "xyz"))
+		if (mm_same_min(v, "xyz"))
 			return 0;
 		return lerr(m, "pbc '%s' is not supported (only xyz)", v);
 	}
@@ -288,7 +271,7 @@ set(struct fek_mm_opt *o, const struct mdp *m, const char *k, const char *v)
 			    FEK_MM_COUL_RF : FEK_MM_COUL_PME;
 			return 0;
 		}
-		if (same_min(v, "ewald"))
+		if (mm_same_min(v, "ewald"))
 			return lerr(m, "coulombtype Ewald (plain Ewald sums) "
 			    "is not supported: use PME");
 		if (pick(v, coul_refused) >= 0)
@@ -305,7 +288,7 @@ set(struct fek_mm_opt *o, const struct mdp *m, const char *k, const char *v)
 		return 0;
 	}
 	if (strcmp(k, "vdw-type") == 0) {
-		if (same_min(v, "cut-off"))
+		if (mm_same_min(v, "cut-off"))
 			return 0;
 		return lerr(m, "vdw-type %s is not supported (only Cut-off, "
 		    "with vdw-modifier)", v);
@@ -356,7 +339,7 @@ set(struct fek_mm_opt *o, const struct mdp *m, const char *k, const char *v)
 		return 0;
 	}
 	if (strcmp(k, "ewald-geometry") == 0) {
-		if (same_min(v, "3d"))
+		if (mm_same_min(v, "3d"))
 			return 0;
 		return lerr(m, "ewald-geometry %s is not supported (only 3d)",
 		    v);
@@ -375,14 +358,14 @@ set(struct fek_mm_opt *o, const struct mdp *m, const char *k, const char *v)
 			    FEK_MM_CONSTR_HBONDS : FEK_MM_CONSTR_ALLBONDS;
 			return 0;
 		}
-		if (same_min(v, "h-angles") || same_min(v, "all-angles"))
+		if (mm_same_min(v, "h-angles") || mm_same_min(v, "all-angles"))
 			return lerr(m, "constraints %s is not supported (only "
 			    "none, h-bonds and all-bonds)", v);
 		return lerr(m, "constraints '%s': expected none, h-bonds or "
 		    "all-bonds", v);
 	}
 	if (strcmp(k, "constraint-algorithm") == 0) {
-		if (same_min(v, "lincs") || same_min(v, "shake"))
+		if (mm_same_min(v, "lincs") || mm_same_min(v, "shake"))
 			return 0;
 		return lerr(m, "constraint-algorithm '%s': expected LINCS or "
 		    "SHAKE", v);

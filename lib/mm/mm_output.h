@@ -31,6 +31,11 @@ int	fek_mm_gro_write(FILE *fp, const struct fek_mm_top *t,
 	    const char *title, const struct fek_box *b, const double *x,
 	    const double *v);
 
+/* The columns and keys of an mmenergy section: frame, step, with run t,
+ * the terms, pot, and with run K, E and T; UNITS, ATOMS, SYSTEM. */
+void	fek_mm_energy_header(struct fek_header *h, const struct fek_mm_top *t,
+	    int run);
+
 /* The writers of a run; sink is what fek_mm_run is given. */
 struct fek_mm_out {
 	const struct fek_mm_top *t;

@@ -15,6 +15,7 @@
 #include "dcd.h"
 #include "stream.h"
 #include "md/config_int.h"
+#include "md/pmd_output.h"
 #include "mm/mm.h"
 #include "mm/mm_output.h"
 
@@ -64,23 +65,41 @@ fek_mm_conf_free(struct fek_mm_conf *c)
 
 /* ---- the sinks ------------------------------------------------------------- */
 
-static void
-box_keys(struct fek_header *h, const struct fek_box *bx)
+/* The columns and keys of an mmenergy section (fek(5)): frame, step, a
+ * run's t, every term, pot, and a run's K, E and T. */
+void
+fek_mm_energy_header(struct fek_header *h, const struct fek_mm_top *t,
+    int run)
 {
-	fek_hdr_add(h, "BOX", "%.17g %.17g %.17g %.17g %.17g %.17g", bx->lx,
-	    bx->ly, bx->lz, bx->xy, bx->xz, bx->yz);
-	fek_hdr_add(h, "ORIGIN", "%.17g %.17g %.17g", bx->lo[0], bx->lo[1],
-	    bx->lo[2]);
+	static const char *cols[FEK_MM_NTERM] = {
+		"bond", "angle", "ub", "pdih", "pidih", "rb", "idih", "lj14",
+		"coul14", "ljsr", "dispcorr", "coulsr", "coulrecip",
+	};
+
+	fek_hdr_init(h, "mmenergy");
+	h->rows = -1;
+	fek_hdr_addcol(h, "frame", FEK_I64, "1");
+	fek_hdr_addcol(h, "step", FEK_I64, "1");
+	if (run)
+		fek_hdr_addcol(h, "t", FEK_F64, "ps");
+	for (int i = 0; i < FEK_MM_NTERM; i++)
+		fek_hdr_addcol(h, cols[i], FEK_F64, "kJ/mol");
+	fek_hdr_addcol(h, "pot", FEK_F64, "kJ/mol");
+	if (run) {
+		fek_hdr_addcol(h, "K", FEK_F64, "kJ/mol");
+		fek_hdr_addcol(h, "E", FEK_F64, "kJ/mol");
+		fek_hdr_addcol(h, "T", FEK_F64, "K");
+	}
+	fek_hdr_add(h, "UNITS", "gmx");
+	fek_hdr_add(h, "ATOMS", "%ld", t->n);
+	if (t->system[0])
+		fek_hdr_add(h, "SYSTEM", "%s", t->system);
 }
 
 static int
 out_log(void *ctx, long long step, double t, const struct fek_mm_energy *e,
     double K, double T)
 {
-	static const char *cols[FEK_MM_NTERM] = {
-		"bond", "angle", "ub", "pdih", "pidih", "rb", "idih", "lj14",
-		"coul14", "ljsr", "dispcorr", "coulsr", "coulrecip",
-	};
 	struct fek_mm_out *o = ctx;
 	double row[3 + FEK_MM_NTERM + 4];
 	int k = 0;
@@ -90,21 +109,7 @@ out_log(void *ctx, long long step, double t, const struct fek_mm_energy *e,
 	if (!o->lw.open) {
 		struct fek_header h;
 
-		fek_hdr_init(&h, "mmenergy");
-		h.rows = -1;
-		fek_hdr_addcol(&h, "frame", FEK_I64, "1");
-		fek_hdr_addcol(&h, "step", FEK_I64, "1");
-		fek_hdr_addcol(&h, "t", FEK_F64, "ps");
-		for (int i = 0; i < FEK_MM_NTERM; i++)
-			fek_hdr_addcol(&h, cols[i], FEK_F64, "kJ/mol");
-		fek_hdr_addcol(&h, "pot", FEK_F64, "kJ/mol");
-		fek_hdr_addcol(&h, "K", FEK_F64, "kJ/mol");
-		fek_hdr_addcol(&h, "E", FEK_F64, "kJ/mol");
-		fek_hdr_addcol(&h, "T", FEK_F64, "K");
-		fek_hdr_add(&h, "UNITS", "gmx");
-		fek_hdr_add(&h, "ATOMS", "%ld", o->t->n);
-		if (o->t->system[0])
-			fek_hdr_add(&h, "SYSTEM", "%s", o->t->system);
+		fek_mm_energy_header(&h, o->t, 1);
 		fek_hdr_add(&h, "INTEGRATOR", "%s", o->integ_name);
 		fek_hdr_add(&h, "TIMESTEP", "%.17g ps", o->dt);
 		fek_hdr_add(&h, "DOF", "%ld", o->dof);
@@ -157,7 +162,7 @@ out_frame(void *ctx, long long step, double t, const struct fek_box *b,
 		fek_hdr_addcol(&h, "vz", FEK_F64, "nm/ps");
 		fek_hdr_add(&h, "STEP", "%lld", step);
 		fek_hdr_add(&h, "TIME", "%.17g ps", t);
-		box_keys(&h, b);
+		fek_box_keys(&h, b);
 		fek_hdr_add(&h, "UNITS", "gmx");
 		if (o->t->system[0])
 			fek_hdr_add(&h, "SYSTEM", "%s", o->t->system);

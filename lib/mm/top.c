@@ -393,24 +393,6 @@ nums(struct rd *r, char **tok, int n, double *p)
 	return 0;
 }
 
-/* gmx_strcasecmp_min: equal without regard to case, '-' and '_'. */
-static int
-same_min(const char *a, const char *b)
-{
-	for (;;) {
-		while (*a == '-' || *a == '_')
-			a++;
-		while (*b == '-' || *b == '_')
-			b++;
-		if (tolower((unsigned char)*a) != tolower((unsigned char)*b))
-			return 0;
-		if (*a == '\0')
-			return 1;
-		a++;
-		b++;
-	}
-}
-
 /* ---- Lennard-Jones ------------------------------------------------------ */
 
 /* c6, c12 from the parameters v, w of the combination rule's kind. */
@@ -1518,7 +1500,7 @@ directive(struct rd *r, char *line)
 	while (end > name && (end[-1] == ' ' || end[-1] == '\t'))
 		*--end = '\0';
 	for (size_t i = 0; i < sizeof dirtab / sizeof dirtab[0]; i++)
-		if (same_min(name, dirtab[i].name)) {
+		if (mm_same_min(name, dirtab[i].name)) {
 			d = dirtab[i].dir;
 			r->dirname = dirtab[i].name;
 			break;
