@@ -49,7 +49,7 @@ GPUOBJ = $(CUSRC:.cu=.o)
 # loading it costs about 0.3 s per process (libcublasLt is 540 MB), more
 # than a whole GPU WHAM solve; the products it would do here are small.
 LDLIBS += -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 \
-	-Wl,--as-needed -lnvrtc -Wl,--no-as-needed \
+	-Wl,--as-needed -lnvrtc -lcufft -Wl,--no-as-needed \
 	-lcudart_static -lrt -ldl -lpthread -lstdc++
 else
 GPUOBJ = $(patsubst %.c,%.o,$(wildcard lib/gpu_stub*.c))

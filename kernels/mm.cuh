@@ -1,0 +1,37 @@
+/*
+ * mm.cuh - plain-C driver of md-gpu --top's forces on the GPU (kernels/
+ * mm.cu and its parts mm_bonded.cu, mm_nonbonded.cu, mm_pme.cu): what
+ * lib/mm/energy.c's fek_mm_force_eval computes on the CPU, in double
+ * precision, with the forces, energies and virial summed in 64-bit fixed
+ * point (2^-32 kJ/mol/nm and kJ/mol), so that a GPU run gives the same
+ * bits whatever the order of its threads.  No CUDA syntax here; a build
+ * without nvcc links lib/gpu_stub_mm.c.
+ */
+#ifndef FEK_MM_CUH
+#define FEK_MM_CUH
+
+#include "mm/mm.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct fek_mm_gpu;
+
+/* A GPU context for t with options o in a box of b's size (topology,
+ * exclusions and the PME grid's cuFFT plans uploaded or made once).
+ * NULL with fek_seterr(69: no GPU; 70: CUDA). */
+struct fek_mm_gpu *fek_mm_gpu_new(const struct fek_mm_top *t,
+	    const struct fek_mm_opt *o, const struct fek_box *b);
+/* fek_mm_force_eval on the GPU: x (host, n x 3) uploaded, with place the
+ * virtual sites placed (x updated), every term into e, the forces into f
+ * (host, n x 3).  -1 with fek_seterr(70). */
+int	fek_mm_gpu_eval(struct fek_mm_gpu *g, const struct fek_box *b,
+	    int place, double *x, double *f, struct fek_mm_energy *e);
+void	fek_mm_gpu_free(struct fek_mm_gpu *g);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

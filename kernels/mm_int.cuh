@@ -1,0 +1,81 @@
+/*
+ * mm_int.cuh - internal to kernels/mm*.cu: the molecular system on the
+ * device and the fixed-point accumulators that the parts (mm_bonded.cu,
+ * mm_nonbonded.cu, mm_pme.cu) add their forces, energies and virial to.
+ *
+ * Fixed point: a quantity v is added as the 64-bit integer llrint(v
+ * 2^32) with an integer atomicAdd, exact and so independent of the order
+ * of the additions; read back as (signed) sum / 2^32.  Forces then carry
+ * 2.3e-10 kJ/mol/nm per term, energies and virial 2.3e-10 kJ/mol, and
+ * overflow beyond 2^31 (2.1e9) in magnitude.
+ */
+#ifndef FEK_MM_INT_CUH
+#define FEK_MM_INT_CUH
+
+#include <cuda_runtime.h>
+
+#include "mm/mm.h"
+
+#define MM_FIX 4294967296.0		/* 2^32 */
+#define MM_ACC_E 0			/* the energy terms: FEK_MM_NTERM */
+#define MM_ACC_VIR FEK_MM_NTERM		/* then the 3 x 3 virial */
+#define MM_NACC (FEK_MM_NTERM + 9)
+
+/* Add v to the fixed-point accumulator a. */
+static __device__ __forceinline__ void
+mm_acc(unsigned long long *a, double v)
+{
+	atomicAdd(a, (unsigned long long)__double2ll_rn(v * MM_FIX));
+}
+
+/* An accumulator's value. */
+static __host__ __device__ __forceinline__ double
+mm_acc_value(unsigned long long a)
+{
+	return (double)(long long)a / MM_FIX;
+}
+
+/* The system on the device (device pointers; sizes on the host too). */
+struct mm_dev {
+	long n;
+	int ntype;
+	double eps_r;
+	double *q, *c6, *c12;		/* n; ntype x ntype */
+	int *type;			/* n */
+	int *atoms[FEK_MM_NKIND];	/* fek_mm_nat[k] per interaction */
+	double *par[FEK_MM_NKIND];	/* fek_mm_npar[k] per interaction */
+	long nil[FEK_MM_NKIND];
+	long *xstart;			/* n + 1: exclusions as mm.h */
+	int *xlist;
+	double *x;			/* n x 3, nm */
+	unsigned long long *f;		/* n x 3 force accumulators */
+	unsigned long long *acc;	/* MM_NACC: terms, then the virial */
+};
+
+/* The parts: each launches its kernels on the default stream, adding to
+ * d->f and d->acc; 0, or -1 with fek_seterr(70). */
+
+/* mm_bonded.cu: bonds .. pairs (fek_mm_bonded's terms), eps_r of d. */
+int	mm_bonded_launch(const struct mm_dev *d, const struct fek_box *b);
+/* mm_bonded.cu: the virtual sites placed (d->x) / their forces spread
+ * (d->f, d->acc's virial) as fek_mm_vsite_place and _spread. */
+int	mm_vsite_place_launch(const struct mm_dev *d, const struct fek_box *b);
+int	mm_vsite_spread_launch(const struct mm_dev *d, const struct fek_box *b);
+
+/* mm_nonbonded.cu: fek_mm_nonbonded's terms. */
+int	mm_nonbonded_launch(const struct mm_dev *d, const struct fek_mm_opt *o,
+	    const struct fek_box *b);
+
+/* mm_pme.cu: the reciprocal part of smooth PME on a grid of n points with
+ * B-splines of order and splitting beta, as fek_mm_pme_energy (the self
+ * and background terms included; forces and virial to d). */
+struct mm_pme_gpu;
+struct mm_pme_gpu *mm_pme_gpu_new(const int *n, int order, double beta,
+	    long natoms);
+/* Adds the energy to d->acc[MM_ACC_E + FEK_MM_E_COULRECIP] (all of
+ * fek_mm_pme_energy's energy: energy.c's caller moves the self term). */
+int	mm_pme_gpu_eval(struct mm_pme_gpu *p, const struct mm_dev *d,
+	    const struct fek_box *b);
+void	mm_pme_gpu_free(struct mm_pme_gpu *p);
+
+#endif

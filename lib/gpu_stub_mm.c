@@ -1,0 +1,28 @@
+/*
+ * gpu_stub_mm.c - md-gpu --top's GPU entry points (kernels/mm.cuh) in a
+ * build without nvcc: they fail with exit code 69.
+ */
+#include "fek.h"
+#include "../kernels/mm.cuh"
+
+struct fek_mm_gpu *
+fek_mm_gpu_new(const struct fek_mm_top *t, const struct fek_mm_opt *o,
+    const struct fek_box *b)
+{
+	fek_seterr(FEK_EX_UNAVAILABLE, "-d gpu: fek was built without CUDA "
+	    "(nvcc not found)");
+	return NULL;
+}
+
+int
+fek_mm_gpu_eval(struct fek_mm_gpu *g, const struct fek_box *b, int place,
+    double *x, double *f, struct fek_mm_energy *e)
+{
+	return fek_seterr(FEK_EX_UNAVAILABLE, "-d gpu: fek was built without "
+	    "CUDA (nvcc not found)");
+}
+
+void
+fek_mm_gpu_free(struct fek_mm_gpu *g)
+{
+}
