@@ -61,7 +61,7 @@ TOOLS = $(TOOLSRC:.c=)
 # C programs of the tests that link libfek (built by make check)
 TESTPROGS = tests/pmd-fd tests/md-config-check tests/trajin-check tests/bd-check \
 	tests/mm-top-check tests/mm-bonded-check tests/mm-pme-check \
-	tests/mm-constr-check
+	tests/mm-constr-check tests/mm-gpu-check
 MAN1 = $(wildcard man/man1/*.1)
 MAN5 = $(wildcard man/man5/*.5)
 MAN7 = $(wildcard man/man7/*.7)

@@ -50,6 +50,9 @@ struct mm_dev {
 	double *x;			/* n x 3, nm */
 	unsigned long long *f;		/* n x 3 force accumulators */
 	unsigned long long *acc;	/* MM_NACC: terms, then the virial */
+	int vsite_serial;		/* mm_vsite_serial(t): the sites are
+					   placed and spread by one thread in
+					   list order (0: a thread a site) */
 };
 
 /* The parts: each launches its kernels on the default stream, adding to
@@ -61,6 +64,9 @@ int	mm_bonded_launch(const struct mm_dev *d, const struct fek_box *b);
  * (d->f, d->acc's virial) as fek_mm_vsite_place and _spread. */
 int	mm_vsite_place_launch(const struct mm_dev *d, const struct fek_box *b);
 int	mm_vsite_spread_launch(const struct mm_dev *d, const struct fek_box *b);
+/* mm_bonded.cu, host: 1 when t's sites need the serial path (a site
+ * built from a site, or one site listed twice), else 0; for vsite_serial. */
+int	mm_vsite_serial(const struct fek_mm_top *t);
 
 /* mm_nonbonded.cu: fek_mm_nonbonded's terms. */
 int	mm_nonbonded_launch(const struct mm_dev *d, const struct fek_mm_opt *o,

@@ -30,6 +30,7 @@
 #include "mm/mm.h"
 #include "mm/mm_output.h"
 #include "../kernels/md.cuh"
+#include "../kernels/mm.cuh"
 #include "../kernels/pmd.cuh"
 
 static void
@@ -960,11 +961,20 @@ mdp_incdirs(const char *include, char *buf, size_t len)
 
 /* The rerun: every term of every frame of path, as an mmenergy section on
  * stdout. */
+/* fek_mm_gpu_eval as a struct fek_mm_forcefn's eval. */
+static int
+gpu_eval(void *ctx, const struct fek_box *b, int place, double *x, double *f,
+    struct fek_mm_energy *e)
+{
+	return fek_mm_gpu_eval(ctx, b, place, x, f, e);
+}
+
 static void
 molecules_rerun(const struct fek_mm_top *t, const struct fek_mm_opt *o,
     const char *top, const char *path, const char *format, int text,
-    const char *cmd)
+    const char *cmd, int gpu)
 {
+	struct fek_mm_gpu *g = NULL;
 	struct fek_mm_energy e;
 	struct fek_frame fr;
 	struct fek_trajin *tin;
@@ -990,8 +1000,13 @@ molecules_rerun(const struct fek_mm_top *t, const struct fek_mm_opt *o,
 			    "%s has %ld", path, fr.ordinal + 1, fr.n, top,
 			    t->n);
 		/* the frame's virtual sites as they are, as gmx mdrun
-		 * -rerun takes them */
-		if (fek_mm_single_point(t, o, &fr.box, 0, fr.x, f, &e) < 0)
+		 * -rerun takes them; on the GPU the PME grid of the first
+		 * frame's cell */
+		if (gpu && g == NULL && (g = fek_mm_gpu_new(t, o, &fr.box)) ==
+		    NULL)
+			fek_die();
+		if ((gpu ? fek_mm_gpu_eval(g, &fr.box, 0, fr.x, f, &e) :
+		    fek_mm_single_point(t, o, &fr.box, 0, fr.x, f, &e)) < 0)
 			fek_die();
 		row[0] = (double)nframes;
 		row[1] = (double)fr.step;
@@ -1012,6 +1027,7 @@ molecules_rerun(const struct fek_mm_top *t, const struct fek_mm_opt *o,
 	fek_hdr_free(&h);
 	fek_trajin_close(tin);
 	fek_frame_free(&fr);
+	fek_mm_gpu_free(g);
 	free(f);
 }
 
@@ -1039,10 +1055,12 @@ molecules_main(int argc, char **argv)
 	const char *top = NULL, *mdp = NULL, *rerun = NULL, *format = NULL;
 	const char *config = NULL, *confout = NULL, *logpath = NULL;
 	const char *dcdpath = NULL, *integ = NULL;
-	enum fek_device dev = FEK_DEV_AUTO;
+	enum fek_device dev = FEK_DEV_AUTO, use;
 	struct fek_mm_top t;
 	struct fek_mm_opt o;
 	struct fek_mm_conf conf;
+	struct fek_mm_gpu *gpu = NULL;
+	struct fek_mm_forcefn gff;
 	struct fek_mm_md md;
 	struct fek_mm_out out;
 	FILE *logfp = NULL;
@@ -1141,9 +1159,8 @@ molecules_main(int argc, char **argv)
 	}
 	if (nerr)
 		molecules_usage();
-	if (dev == FEK_DEV_GPU)
-		fek_errx(FEK_EX_UNAVAILABLE, "--top: molecular systems run on "
-		    "the CPU only so far");
+	if (fek_device_resolve(dev, 1, &use) < 0)
+		fek_die();
 	cmd = fek_cmdline(argc, argv);
 	fek_mm_opt_default(&o);
 	if (mdp != NULL && fek_mm_opt_read(&o, mdp) < 0)
@@ -1153,7 +1170,8 @@ molecules_main(int argc, char **argv)
 		fek_die();
 	fek_mm_top_constrain(&t, o.constraints);
 	if (rerun != NULL) {
-		molecules_rerun(&t, &o, top, rerun, format, text, cmd);
+		molecules_rerun(&t, &o, top, rerun, format, text, cmd, use ==
+		    FEK_DEV_GPU);
 		fek_fshut(stdout, "stdout");
 		fek_mm_top_free(&t);
 		free(cmd);
@@ -1220,9 +1238,16 @@ molecules_main(int argc, char **argv)
 		out.dof = fek_mm_dof(&t, cc, md.integrator);
 		fek_mm_constr_free(cc);
 	}
-	if (fek_mm_run(&t, &o, &md, &conf.box, conf.x, conf.v, &out.sink) <
-	    0)
+	if (use == FEK_DEV_GPU) {
+		if ((gpu = fek_mm_gpu_new(&t, &o, &conf.box)) == NULL)
+			fek_die();
+		gff.ctx = gpu;
+		gff.eval = gpu_eval;
+	}
+	if (fek_mm_run(&t, &o, &md, &conf.box, conf.x, conf.v, &out.sink,
+	    gpu ? &gff : NULL) < 0)
 		fek_die();
+	fek_mm_gpu_free(gpu);
 	if (fek_mm_out_finish(&out) < 0)
 		fek_die();
 	if (logfp != NULL)

@@ -21,6 +21,10 @@
 
 #include "md/pmd_eval.h"		/* struct fek_box */
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* 1 / (4 pi eps0) in kJ/mol nm e^-2: GROMACS 2022's ONE_4PI_EPS0 from
  * CODATA 2018 (eps0 8.8541878128e-12 F/m, e and N_A exact). */
 #define FEK_MM_ONE_4PI_EPS0 138.93545764438196
@@ -336,14 +340,27 @@ long	fek_mm_dof(const struct fek_mm_top *t, const struct fek_mm_constr *c,
  * keyed by key, without centre-of-mass motion; 0 for massless sites. */
 void	fek_mm_gen_vel(const struct fek_mm_top *t, double temp, uint64_t key,
 	    double *v);
+/* Where a run's forces come from: eval as fek_mm_force_eval (the GPU's
+ * fek_mm_gpu_eval, say). */
+struct fek_mm_forcefn {
+	void *ctx;
+	int	(*eval)(void *ctx, const struct fek_box *b, int place,
+		    double *x, double *f, struct fek_mm_energy *e);
+};
+
 /*
  * Run p->nsteps steps of t in box b from x, v (n x 3, updated): the
  * constraints first made to hold, then the integrator of p; the log and
- * frames of step 0, every, ... and the last to sink.  -1 with fek_seterr
- * (a constraint that fails to converge: 1; PME: 64).
+ * frames of step 0, every, ... and the last to sink.  Forces from ff, or
+ * the CPU's (fek_mm_force_new) when ff is NULL.  -1 with fek_seterr (a
+ * constraint that fails to converge: 1; PME: 64).
  */
 int	fek_mm_run(const struct fek_mm_top *t, const struct fek_mm_opt *o,
 	    const struct fek_mm_md *p, struct fek_box *b, double *x, double *v,
-	    const struct fek_mm_sink *sink);
+	    const struct fek_mm_sink *sink, const struct fek_mm_forcefn *ff);
 
+
+#ifdef __cplusplus
+}
+#endif
 #endif

@@ -39,20 +39,10 @@
 #include "fek.h"
 #include "md/pmd.h"
 #include "mm/mm.h"
+#include "mm/nonbonded_eval.h"
 
-/* What a pair needs of the options. */
-struct nb_par {
-	int coul;			/* FEK_MM_COUL_* */
-	double f;			/* ONE_4PI_EPS0 / eps_r */
-	double rc2, rv2;
-	double beta, sh_ewald;		/* PME */
-	double krf, crf;		/* cut-off, RF */
-	int vdw_shift;
-	double rv6inv, rv12inv;		/* 1/rvdw^6, 1/rvdw^12 */
-};
-
-static void
-nb_setup(const struct fek_mm_opt *o, struct nb_par *p)
+void
+fek_mm_nb_setup(const struct fek_mm_opt *o, struct fek_mm_nbpar *p)
 {
 	double rc = o->rcoulomb, rv = o->rvdw;
 
@@ -79,69 +69,6 @@ nb_setup(const struct fek_mm_opt *o, struct nb_par *p)
 	}
 }
 
-/* The pair (i, j) at d = x_i - x_j, r2 = |d|^2, not excluded: energies
- * into *elj, *ec, the force on i (-(force on j)) into fi. */
-static void
-nb_pair(const struct nb_par *p, double c6, double c12, double qq, double r2,
-    const double *d, double *elj, double *ec, double *fi)
-{
-	double fs = 0;			/* -dU/dr / r */
-	double rinv = 1 / sqrt(r2), rinv2 = rinv * rinv;
-
-	if (r2 < p->rv2 && (c6 != 0 || c12 != 0)) {
-		double ir6 = rinv2 * rinv2 * rinv2, ir12 = ir6 * ir6;
-
-		*elj += c12 * ir12 - c6 * ir6;
-		if (p->vdw_shift)
-			*elj -= c12 * p->rv12inv - c6 * p->rv6inv;
-		fs += (12 * c12 * ir12 - 6 * c6 * ir6) * rinv2;
-	}
-	if (r2 < p->rc2 && qq != 0) {
-		double r = r2 * rinv;
-
-		if (p->coul == FEK_MM_COUL_PME) {
-			double br = p->beta * r;
-
-			*ec += p->f * qq * (erfc(br) * rinv - p->sh_ewald);
-			fs += p->f * qq * (erfc(br) * rinv + 2 * p->beta /
-			    sqrt(M_PI) * exp(-br * br)) * rinv2;
-		} else {
-			*ec += p->f * qq * (rinv + p->krf * r2 - p->crf);
-			fs += p->f * qq * (rinv * rinv2 - 2 * p->krf);
-		}
-	}
-	for (int k = 0; k < 3; k++)
-		fi[k] = fs * d[k];
-}
-
-/* An excluded pair's correction: what the reciprocal sum (PME) or the
- * reaction field (RF) still gives it. */
-static void
-nb_excluded(const struct nb_par *p, double qq, double r2, const double *d,
-    double *ec, double *fi)
-{
-	double fs = 0;
-
-	if (qq == 0) {
-		fi[0] = fi[1] = fi[2] = 0;
-		return;
-	}
-	if (p->coul == FEK_MM_COUL_PME) {
-		double r = sqrt(r2), br = p->beta * r;
-
-		if (r2 > 0) {
-			*ec -= p->f * qq * erf(br) / r;
-			fs = -p->f * qq * (erf(br) / r - 2 * p->beta /
-			    sqrt(M_PI) * exp(-br * br)) / r2;
-		}
-	} else {
-		*ec += p->f * qq * (p->krf * r2 - p->crf);
-		fs = -2 * p->f * qq * p->krf;
-	}
-	for (int k = 0; k < 3; k++)
-		fi[k] = fs * d[k];
-}
-
 /* Add the pair force fi on i (and -fi on j), and its virial. */
 static void
 add_pair(double *f, long i, long j, const double *d, const double *fi,
@@ -158,8 +85,9 @@ add_pair(double *f, long i, long j, const double *d, const double *fi,
 /* The dispersion correction (GROMACS's DispersionCorrection for plain or
  * potential-shifted LJ): the average c6 over the atom pairs that are not
  * excluded, and the energy of the missing part for a uniform fluid. */
-static double
-disp_corr(const struct fek_mm_top *t, const struct fek_mm_opt *o, double V)
+double
+fek_mm_disp_corr(const struct fek_mm_top *t, const struct fek_mm_opt *o,
+    double V)
 {
 	double rv = o->rvdw, rv3 = rv * rv * rv, sum = 0, npair, avc6, ener;
 	long *cnt = fek_alloc(t->ntype, sizeof *cnt);
@@ -224,13 +152,13 @@ fek_mm_nonbonded(const struct fek_mm_top *t, const struct fek_mm_opt *o,
     const struct fek_box *b, const double *x, double *f,
     struct fek_mm_energy *e)
 {
-	struct nb_par p;
+	struct fek_mm_nbpar p;
 	double rmax = fmax(o->rcoulomb, o->rvdw), rmax2 = rmax * rmax;
 	double w[3], elj = 0, ec = 0;
 	long nc[3], ncell = 1, *head, *next;
 	int allpairs = 0;
 
-	nb_setup(o, &p);
+	fek_mm_nb_setup(o, &p);
 	fek_box_widths(b, w);
 	for (int d = 0; d < 3; d++) {
 		nc[d] = (long)floor(w[d] / rmax);
@@ -301,7 +229,7 @@ fek_mm_nonbonded(const struct fek_mm_top *t, const struct fek_mm_opt *o,
 						continue;
 					ti = t->type[i];
 					tj = t->type[j];
-					nb_pair(&p, t->c6[ti * t->ntype + tj],
+					fek_mm_nb_pair(&p, t->c6[ti * t->ntype + tj],
 					    t->c12[ti * t->ntype + tj],
 					    t->q[i] * t->q[j], r2, d, &elj,
 					    &ec, fi);
@@ -323,18 +251,15 @@ fek_mm_nonbonded(const struct fek_mm_top *t, const struct fek_mm_opt *o,
 				d[a] = x[3 * i + a] - x[3 * j + a];
 			fek_box_minimage(b, d);
 			r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
-			nb_excluded(&p, qi * t->q[j], r2, d, &ec, fi);
+			fek_mm_nb_excluded(&p, qi * t->q[j], r2, d, &ec, fi);
 			add_pair(f, i, j, d, fi, e->vir);
 		}
-		if (p.coul == FEK_MM_COUL_PME)
-			ec -= p.f * qi * qi * p.beta / sqrt(M_PI);
-		else
-			ec -= 0.5 * p.f * qi * qi * p.crf;
+		ec += fek_mm_nb_self(&p, qi);
 	}
 	e->term[FEK_MM_E_LJSR] += elj;
 	e->term[FEK_MM_E_COULSR] += ec;
 	if (o->dispcorr != FEK_MM_DISP_NO)
-		e->term[FEK_MM_E_DISPCORR] += disp_corr(t, o,
+		e->term[FEK_MM_E_DISPCORR] += fek_mm_disp_corr(t, o,
 		    fek_box_volume(b));
 	free(head);
 	free(next);

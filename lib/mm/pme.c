@@ -1,7 +1,10 @@
 /*
  * pme.c - smooth particle-mesh Ewald, the reciprocal part, on the CPU
  * (mm.h; md-gpu III, issue 16): the double-precision reference that the
- * GPU (cuFFT) version must match.
+ * GPU (cuFFT) version, kernels/mm_pme.cu, must match.  The arithmetic the
+ * two share (B-spline weights and moduli, reciprocal vectors, influence
+ * function and virial weights at a wave vector, self and background
+ * energies) is in pme_eval.h; the loops, grid and FFTs are here.
  *
  * Essmann, Perera, Berkowitz, Darden, Lee and Pedersen, "A smooth particle
  * mesh Ewald method", J. Chem. Phys. 103, 8577 (1995):
@@ -68,9 +71,10 @@
 
 #include "fek.h"
 #include "mm/mm.h"
+#include "mm/pme_eval.h"
 
-#define PME_ORDER_MIN 4
-#define PME_ORDER_MAX 12
+#define PME_ORDER_MIN FEK_PME_ORDER_MIN
+#define PME_ORDER_MAX FEK_PME_ORDER_MAX
 #define PME_POINTS_MAX (1L << 30)	/* n0 n1 n2: 8 GiB of grid */
 
 struct fek_mm_pme {
@@ -82,74 +86,6 @@ struct fek_mm_pme {
 	fftw_complex *hat;		/* n0 n1 (n2 / 2 + 1): F(Q) */
 	fftw_plan fwd, bwd;
 };
-
-/*
- * The B-spline weights of order p for an axis of k grid points at
- * fractional coordinate s (any real number; taken modulo 1).  With
- * u = k (s - floor(s)) and base = floor(u), grid point base - j (mod k)
- * gets weight w[j] = M_p(u - base + j) for j = 0 .. p - 1, and dw[j] =
- * M_p'(u - base + j) (per grid unit of u) when dw is not NULL.  Returns
- * base, in 0 .. k - 1.
- */
-static int
-bspline(double s, int k, int p, double *w, double *dw)
-{
-	double u, t;
-	int base;
-
-	u = k * (s - floor(s));
-	base = (int)floor(u);
-	t = u - base;
-	if (base >= k)		/* s just below an integer, rounded up */
-		base -= k;
-	/* order 2: M_2(t) = t, M_2(t + 1) = 1 - t */
-	w[0] = t;
-	w[1] = 1 - t;
-	for (int q = 2; q < p; q++) {
-		/* w[j] = M_q(t + j), j < q  ->  M_{q+1}(t + j), j <= q */
-		if (q == p - 1 && dw != NULL) {
-			dw[0] = w[0];
-			for (int j = 1; j < q; j++)
-				dw[j] = w[j] - w[j - 1];
-			dw[q] = -w[q - 1];
-		}
-		w[q] = (1 - t) * w[q - 1] / q;
-		for (int j = q - 1; j > 0; j--)
-			w[j] = ((t + j) * w[j] + (q + 1 - t - j) * w[j - 1]) /
-			    q;
-		w[0] = t * w[0] / q;
-	}
-	return base;
-}
-
-/*
- * |b(k)|^2 of Eq. 4.4 for k = 0 .. K - 1 into mod: 1 / |D(k)|^2 with
- * D(k) = sum_{j=0}^{p-2} M_p(j + 1) exp(2 pi i k j / K); for odd p and
- * even K, |D(K/2)|^2 (exactly 0) is taken as the mean of its neighbours'.
- */
-static void
-bspline_moduli(int K, int p, double *mod)
-{
-	double m[PME_ORDER_MAX];
-
-	/* M_p at the integers 0 .. p - 1: the weights at t = 0 */
-	bspline(0, K, p, m, NULL);
-	for (int k = 0; k < K; k++) {
-		double re = 0, im = 0;
-
-		for (int j = 0; j <= p - 2; j++) {
-			double arg = 2 * M_PI * (double)k * j / K;
-
-			re += m[j + 1] * cos(arg);
-			im += m[j + 1] * sin(arg);
-		}
-		mod[k] = re * re + im * im;	/* |D(k)|^2 for now */
-	}
-	if (p % 2 == 1 && K % 2 == 0)
-		mod[K / 2] = (mod[K / 2 - 1] + mod[K / 2 + 1]) / 2;
-	for (int k = 0; k < K; k++)
-		mod[k] = 1 / mod[k];
-}
 
 /*
  * A PME object for a grid of n[0] x n[1] x n[2] points along the cell's
@@ -193,7 +129,7 @@ fek_mm_pme_new(const int *n, int order, double beta)
 	p->beta = beta;
 	for (int d = 0; d < 3; d++) {
 		p->bmod[d] = fek_alloc((size_t)n[d], sizeof *p->bmod[d]);
-		bspline_moduli(n[d], order, p->bmod[d]);
+		fek_pme_bspline_moduli(n[d], order, p->bmod[d]);
 	}
 	npt = (size_t)n[0] * n[1] * n[2];
 	nhat = (size_t)n[0] * n[1] * (n[2] / 2 + 1);
@@ -226,39 +162,20 @@ fek_mm_pme_free(struct fek_mm_pme *p)
 	free(p);
 }
 
-/* The reciprocal vectors of the cell of b: rec[d] is a*, b*, c*. */
-static void
-box_reciprocal(const struct fek_box *b, double rec[3][3])
-{
-	double lx = b->lx, ly = b->ly, lz = b->lz;
-
-	rec[0][0] = 1 / lx;
-	rec[0][1] = -b->xy / (lx * ly);
-	rec[0][2] = (b->xy * b->yz - ly * b->xz) / (lx * ly * lz);
-	rec[1][0] = 0;
-	rec[1][1] = 1 / ly;
-	rec[1][2] = -b->yz / (ly * lz);
-	rec[2][0] = 0;
-	rec[2][1] = 0;
-	rec[2][2] = 1 / lz;
-}
-
 /* Charges q of the n atoms at x spread on p->grid (Eq. 4.6). */
 static void
 pme_spread(struct fek_mm_pme *p, const struct fek_box *b, long n,
     const double *x, const double *q)
 {
 	const int n0 = p->n[0], n1 = p->n[1], n2 = p->n[2], po = p->order;
-	double w[3][PME_ORDER_MAX], s[3];
+	double w[3][PME_ORDER_MAX];
 	int base[3];
 
 	memset(p->grid, 0, (size_t)n0 * n1 * n2 * sizeof *p->grid);
 	for (long i = 0; i < n; i++) {
 		if (q[i] == 0)
 			continue;
-		fek_box_frac(b, x + 3 * i, s);
-		for (int d = 0; d < 3; d++)
-			base[d] = bspline(s[d], p->n[d], po, w[d], NULL);
+		fek_pme_point_weights(b, p->n, po, x + 3 * i, base, w, NULL);
 		for (int j0 = 0; j0 < po; j0++) {
 			int k0 = (base[0] - j0 + n0) % n0;
 			double w0 = q[i] * w[0][j0];
@@ -278,77 +195,14 @@ pme_spread(struct fek_mm_pme *p, const struct fek_box *b, long n,
 }
 
 /*
- * The wave numbers index k stands for along an axis of K points: one
- * (k, or k - K above K / 2) or, at the Nyquist index 2k = K, two (K / 2
- * and -K / 2).  Returns how many, in m.
- */
-static int
-wave_numbers(int k, int K, double *m)
-{
-	if (2 * k == K) {
-		m[0] = k;
-		m[1] = -k;
-		return 2;
-	}
-	m[0] = 2 * k < K ? k : k - K;
-	return 1;
-}
-
-/*
- * The influence function at grid index k = (k0, k1, k2) without B(m):
- * returns the mean over the wave numbers k stands for of exp(-pi^2 m^2
- * / beta^2) / m^2, and sets wm to the mean of the same times Eq. 2.8's
- * delta_ab - 2 (1 + pi^2 m^2 / beta^2) m_a m_b / m^2 (xx, yy, zz, xy,
- * xz, yz).  k must not be 0.
- */
-static double
-influence_at(const struct fek_mm_pme *p, const double rec[3][3],
-    const int *k, double *wm)
-{
-	const double pb2 = M_PI * M_PI / (p->beta * p->beta);
-	double m[3][2], c = 0;
-	int r[3], nrep;
-
-	for (int d = 0; d < 3; d++)
-		r[d] = wave_numbers(k[d], p->n[d], m[d]);
-	nrep = r[0] * r[1] * r[2];
-	for (int a = 0; a < 6; a++)
-		wm[a] = 0;
-	for (int rep = 0; rep < nrep; rep++) {
-		/* rep's digits pick one wave number per axis */
-		int i0 = rep % r[0], i1 = rep / r[0] % r[1];
-		int i2 = rep / (r[0] * r[1]);
-		double mv[3], msq, cm, t;
-
-		for (int a = 0; a < 3; a++)
-			mv[a] = m[0][i0] * rec[0][a] + m[1][i1] * rec[1][a] +
-			    m[2][i2] * rec[2][a];
-		msq = mv[0] * mv[0] + mv[1] * mv[1] + mv[2] * mv[2];
-		cm = exp(-pb2 * msq) / msq;
-		t = 2 * (1 + pb2 * msq) / msq;
-		c += cm;
-		wm[0] += cm * (1 - t * mv[0] * mv[0]);
-		wm[1] += cm * (1 - t * mv[1] * mv[1]);
-		wm[2] += cm * (1 - t * mv[2] * mv[2]);
-		wm[3] -= cm * t * mv[0] * mv[1];
-		wm[4] -= cm * t * mv[0] * mv[2];
-		wm[5] -= cm * t * mv[1] * mv[2];
-	}
-	for (int a = 0; a < 6; a++)
-		wm[a] /= nrep;
-	return c / nrep;
-}
-
-/*
  * Multiply p->hat = F(Q) by the influence function B(m) C(m) of Eqs. 4.7
- * and 4.8, and return the reciprocal energy 1/2 sum_m B C |F(Q)|^2 (no
- * prefactor ONE_4PI_EPS0 / eps_r); Eq. 2.8's tensor W (-dE/d eps, before
- * the -1/2 of mm.h's virial) is added to w (3 x 3, row-major).  V: the
- * cell's volume.
+ * and 4.8 (fek_pme_mode), and return the reciprocal energy 1/2 sum_m B C
+ * |F(Q)|^2 (no prefactor ONE_4PI_EPS0 / eps_r); Eq. 2.8's tensor W
+ * (-dE/d eps, before the -1/2 of mm.h's virial) is added to w (3 x 3,
+ * row-major).  c: the cell at this call.
  */
 static double
-pme_influence(struct fek_mm_pme *p, const double rec[3][3], double V,
-    double *w)
+pme_influence(struct fek_mm_pme *p, const struct fek_pme_cell *c, double *w)
 {
 	const int n0 = p->n[0], n1 = p->n[1], n2 = p->n[2], nh = n2 / 2 + 1;
 	static const int slot[6] = { 0, 4, 8, 1, 2, 5 };
@@ -360,26 +214,13 @@ pme_influence(struct fek_mm_pme *p, const double rec[3][3], double V,
 			for (k[2] = 0; k[2] < nh; k[2]++) {
 				fftw_complex *h = p->hat +
 				    ((size_t)k[0] * n1 + k[1]) * nh + k[2];
-				double c, wm[6], g, e;
+				double bm, ew[6];
 
-				if (k[0] == 0 && k[1] == 0 && k[2] == 0) {
-					(*h)[0] = (*h)[1] = 0;
-					continue;
-				}
-				c = influence_at(p, rec, k, wm);
-				g = p->bmod[0][k[0]] * p->bmod[1][k[1]] *
-				    p->bmod[2][k[2]] / (M_PI * V);
-				/* 1/2 g |F(Q)|^2; the half spectrum: k2 and
-				   n2 - k2 are both meant but for 0, n2 / 2 */
-				e = 0.5 * g * ((*h)[0] * (*h)[0] +
-				    (*h)[1] * (*h)[1]);
-				if (k[2] != 0 && 2 * k[2] != n2)
-					e *= 2;
-				energy += e * c;
+				bm = p->bmod[0][k[0]] * p->bmod[1][k[1]] *
+				    p->bmod[2][k[2]];
+				energy += fek_pme_mode(c, k, bm, *h, ew);
 				for (int a = 0; a < 6; a++)
-					w[slot[a]] += e * wm[a];
-				(*h)[0] *= g * c;
-				(*h)[1] *= g * c;
+					w[slot[a]] += ew[a];
 			}
 	w[3] = w[1];
 	w[6] = w[2];
@@ -401,15 +242,13 @@ pme_gather(const struct fek_mm_pme *p, const struct fek_box *b,
 
 #pragma omp parallel for schedule(static) if (n >= 1024)
 	for (long i = 0; i < n; i++) {
-		double w[3][PME_ORDER_MAX], dw[3][PME_ORDER_MAX], s[3];
+		double w[3][PME_ORDER_MAX], dw[3][PME_ORDER_MAX];
 		double g0 = 0, g1 = 0, g2 = 0, c;
 		int base[3];
 
 		if (q[i] == 0)
 			continue;
-		fek_box_frac(b, x + 3 * i, s);
-		for (int d = 0; d < 3; d++)
-			base[d] = bspline(s[d], p->n[d], po, w[d], dw[d]);
+		fek_pme_point_weights(b, p->n, po, x + 3 * i, base, w, dw);
 		for (int j0 = 0; j0 < po; j0++) {
 			int k0 = (base[0] - j0 + n0) % n0;
 
@@ -456,14 +295,14 @@ double
 fek_mm_pme_energy(struct fek_mm_pme *p, const struct fek_box *b, long n,
     const double *x, const double *q, double eps_r, double *f, double *vir)
 {
-	double rec[3][3], w[9] = { 0 }, V, fac, sumq = 0, sumq2 = 0;
+	struct fek_pme_cell c;
+	double w[9] = { 0 }, fac, sumq = 0, sumq2 = 0;
 	double erec, eself, ebg;
 
 	if (eps_r == 0)
 		return 0;
 	fac = FEK_MM_ONE_4PI_EPS0 / eps_r;
-	V = b->lx * b->ly * b->lz;
-	box_reciprocal(b, rec);
+	fek_pme_cell_set(&c, p->n, p->beta, b);
 	for (long i = 0; i < n; i++) {
 		sumq += q[i];
 		sumq2 += q[i] * q[i];
@@ -471,13 +310,13 @@ fek_mm_pme_energy(struct fek_mm_pme *p, const struct fek_box *b, long n,
 
 	pme_spread(p, b, n, x, q);
 	fftw_execute(p->fwd);
-	erec = fac * pme_influence(p, rec, V, w);
-	eself = -fac * p->beta / sqrt(M_PI) * sumq2;
-	ebg = -fac * M_PI * sumq * sumq / (2 * V * p->beta * p->beta);
+	erec = fac * pme_influence(p, &c, w);
+	eself = fek_pme_self_energy(fac, p->beta, sumq2);
+	ebg = fek_pme_background_energy(fac, p->beta, c.V, sumq);
 
 	if (f != NULL) {
 		fftw_execute(p->bwd);
-		pme_gather(p, b, rec, n, x, q, fac, f);
+		pme_gather(p, b, c.rec, n, x, q, fac, f);
 	}
 	if (vir != NULL) {
 		for (int k = 0; k < 9; k++)

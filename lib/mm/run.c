@@ -89,11 +89,20 @@ fek_mm_gen_vel(const struct fek_mm_top *t, double temp, uint64_t key,
 	zero_momentum(t, v);
 }
 
+/* fek_mm_force_eval as a struct fek_mm_forcefn's eval. */
+static int
+cpu_eval(void *ctx, const struct fek_box *b, int place, double *x, double *f,
+    struct fek_mm_energy *e)
+{
+	return fek_mm_force_eval(ctx, b, place, x, f, e);
+}
+
 int
 fek_mm_run(const struct fek_mm_top *t, const struct fek_mm_opt *o,
     const struct fek_mm_md *p, struct fek_box *b, double *x, double *v,
-    const struct fek_mm_sink *sink)
+    const struct fek_mm_sink *sink, const struct fek_mm_forcefn *ff)
 {
+	struct fek_mm_forcefn cpu;
 	struct fek_mm_force *fc = NULL;
 	struct fek_mm_constr *cc = NULL;
 	struct fek_mm_energy e;
@@ -106,8 +115,13 @@ fek_mm_run(const struct fek_mm_top *t, const struct fek_mm_opt *o,
 
 	for (long i = 0; i < n; i++)
 		im[i] = t->mass[i] > 0 ? 1 / t->mass[i] : 0;
-	if ((fc = fek_mm_force_new(t, o, b)) == NULL)
-		goto out;
+	if (ff == NULL) {
+		if ((fc = fek_mm_force_new(t, o, b)) == NULL)
+			goto out;
+		cpu.ctx = fc;
+		cpu.eval = cpu_eval;
+		ff = &cpu;
+	}
 	if (t->il[FEK_MM_SETTLE].n + t->il[FEK_MM_CONSTR].n > 0 &&
 	    (cc = fek_mm_constr_new(t, p->constr_tol)) == NULL)
 		goto out;
@@ -120,7 +134,7 @@ fek_mm_run(const struct fek_mm_top *t, const struct fek_mm_opt *o,
 		    fek_mm_constrain_v(cc, b, x, v, 0, NULL) < 0)
 			goto out;
 	}
-	if (fek_mm_force_eval(fc, b, 1, x, f, &e) < 0)
+	if (ff->eval(ff->ctx, b, 1, x, f, &e) < 0)
 		goto out;
 	for (long long step = 0;; step++) {
 		double K = kinetic(t, v);
@@ -144,7 +158,7 @@ fek_mm_run(const struct fek_mm_top *t, const struct fek_mm_opt *o,
 			if (cc != NULL && fek_mm_constrain_x(cc, b, xold, x, v,
 			    dt, NULL) < 0)
 				goto out;
-			if (fek_mm_force_eval(fc, b, 1, x, f, &e) < 0)
+			if (ff->eval(ff->ctx, b, 1, x, f, &e) < 0)
 				goto out;
 			for (long i = 0; i < 3 * n; i++)
 				v[i] += 0.5 * dt * f[i] * im[i / 3];
@@ -177,7 +191,7 @@ fek_mm_run(const struct fek_mm_top *t, const struct fek_mm_opt *o,
 			if (cc != NULL && fek_mm_constrain_x(cc, b, xold, x, v,
 			    dt, NULL) < 0)
 				goto out;
-			if (fek_mm_force_eval(fc, b, 1, x, f, &e) < 0)
+			if (ff->eval(ff->ctx, b, 1, x, f, &e) < 0)
 				goto out;
 		}
 	}

@@ -1,0 +1,86 @@
+# tests/gpu-mm.sh - make check-gpu: md-gpu --top's forces on the GPU
+# (kernels/mm*.cu) against the CPU reference (lib/mm), by
+# tests/mm-gpu-check: every energy term, the forces and the virial within
+# 1e-9 relative, the same bits on repeated evaluations, with the virtual
+# sites placed and a little off their places; on 216 rigid SPC/E waters
+# with reaction field and PME, a TIP4P box (virtual sites), alanine
+# dipeptide in vacuum and in TIP3P water (amber99sb-ildn) and with
+# charmm27 (Urey-Bradley, impropers).  The systems are made with GROMACS
+# (gmx pdb2gmx, solvate, genconf; topologies preprocessed by grompp -pp)
+# where it is installed, else read from $FEK_MM_GPU_DATA (the same files,
+# made on a machine that has it: see the end of this file).  Skipped
+# unless FEK_TEST_GPU is set.
+. "$(dirname "$0")/lib.sh"
+
+if [ -z "${FEK_TEST_GPU:-}" ]; then
+	skip gpu-mm "FEK_TEST_GPU unset (make check-gpu on a GPU machine)"
+	exit 0
+fi
+CHECK=$TOP/tests/mm-gpu-check
+[ -x "$CHECK" ] || { fail gpu-mm "tests/mm-gpu-check not built (make check-gpu builds it)"; exit 0; }
+
+# the inputs: made here with GROMACS, or found in $FEK_MM_GPU_DATA
+mkinputs() {
+	local G=/usr/share/gromacs/top
+	cp $G/spc216.gro . &&
+	cp "$TOP/testdata/mm/spce216.top" . &&
+	printf '#include "oplsaa.ff/forcefield.itp"\n#include "oplsaa.ff/tip4p.itp"\n[ system ]\nTIP4P\n[ molecules ]\nSOL 1728\n' > tip4p-raw.top &&
+	gmx genconf -f $G/tip4p.gro -nbox 2 2 2 -o tip4p.gro > gc.log 2>&1 &&
+	gmx pdb2gmx -f "$TOP/testdata/mm/ala2-heavy.pdb" -ff amber99sb-ildn -water tip3p -ignh -o a.gro -p ala2-raw.top > p2g.log 2>&1 &&
+	gmx editconf -f a.gro -o ala2.gro -box 3 -c > ec.log 2>&1 &&
+	cp ala2-raw.top ala2w-raw.top &&
+	gmx solvate -cp ala2.gro -cs spc216.gro -p ala2w-raw.top -o ala2-wat.gro > solv.log 2>&1 &&
+	sed 's/NME/CT3/' "$TOP/testdata/mm/ala2-heavy.pdb" > c.pdb &&
+	printf '3\n5\n' | gmx pdb2gmx -f c.pdb -ff charmm27 -water tip3p -ignh -ter -o c.gro -p ala2c-cmap.top > p2gc.log 2>&1 &&
+	awk '/^\[ *cmap *\]/ { skip = 1; next } /^[[#]/ { skip = 0 } !skip' ala2c-cmap.top > ala2c-raw.top &&
+	gmx editconf -f c.gro -o ala2c.gro -box 3 -c > ecc.log 2>&1 &&
+	printf 'coulombtype = PME\nrcoulomb = 0.9\nrvdw = 0.9\n' > pp.mdp &&
+	for s in tip4p:tip4p ala2:ala2 ala2w:ala2-wat ala2c:ala2c; do
+		gmx grompp -f pp.mdp -p ${s%%:*}-raw.top -c ${s#*:}.gro -pp ${s%%:*}.top -o x.tpr -maxwarn 10 > pp.log 2>&1 || return 1
+	done
+}
+if have gmx; then
+	t gpu-mm-inputs 0 mkinputs
+	D=.
+elif [ -n "${FEK_MM_GPU_DATA:-}" ]; then
+	D=$FEK_MM_GPU_DATA
+else
+	skip gpu-mm "no gmx and no FEK_MM_GPU_DATA (the systems are made with GROMACS)"
+	exit 0
+fi
+
+printf 'coulombtype = Reaction-Field\nepsilon-rf = 0\nrcoulomb = 0.9\nrvdw = 0.9\n' > rf.mdp
+printf 'coulombtype = PME\nrcoulomb = 0.9\nrvdw = 0.9\nDispCorr = EnerPres\n' > pme.mdp
+printf 'coulombtype = Cut-off\nrcoulomb = 1.0\nrvdw = 1.0\n' > cut.mdp
+printf 'coulombtype = PME\nrcoulomb = 1.0\nrvdw = 1.0\nDispCorr = EnerPres\nconstraints = h-bonds\n' > pmeh.mdp
+
+# gpucheck NAME MDP TOP GRO: tests/mm-gpu-check's lines as results
+gpucheck() {
+	local n=$1
+	shift
+	"$CHECK" -m "$@" > "$n.out" 2> "$n.err"
+	rc=$?
+	if [ "$rc" = 69 ]; then
+		skip "$n" "$(tail -n 1 "$n.err")"
+		return
+	fi
+	grep '^#' "$n.out" | sed "s/^# /$n: /"
+	while read -r v name rest; do
+		case $v in
+		ok) pass "$n-$name" ;;
+		FAIL) fail "$n-${name%:}" "$rest" ;;
+		esac
+	done < "$n.out"
+	[ "$rc" = 0 ] || [ "$rc" = 1 ] || fail "$n" "exit $rc: $(tail -n 1 "$n.err")"
+}
+gpucheck spce-rf rf.mdp "$D/spce216.top" "$D/spc216.gro"
+gpucheck spce-pme pme.mdp "$D/spce216.top" "$D/spc216.gro"
+gpucheck tip4p-pme pme.mdp "$D/tip4p.top" "$D/tip4p.gro"
+gpucheck ala2-cut cut.mdp "$D/ala2.top" "$D/ala2.gro"
+gpucheck ala2-tip3p pmeh.mdp "$D/ala2w.top" "$D/ala2-wat.gro"
+gpucheck ala2-charmm cut.mdp "$D/ala2c.top" "$D/ala2c.gro"
+
+# To make $FEK_MM_GPU_DATA on a machine with GROMACS (the GPU machine of
+# the device tool has none): run this file's mkinputs in an empty folder
+# and keep spc216.gro spce216.top tip4p.top tip4p.gro ala2.top ala2.gro
+# ala2w.top ala2-wat.gro ala2c.top ala2c.gro.
