@@ -50,7 +50,6 @@
 #include "mm_int.cuh"
 #include "cuda_check.cuh"
 
-#define PME_POINTS_MAX (1L << 30)	/* n0 n1 n2, as pme.c */
 #define FIXBITS 62		/* s sum |q| <= 2^FIXBITS */
 #define SUMT 1024		/* threads of k_pme_charges */
 #define SPREADT 256		/* threads of k_pme_spread */
@@ -536,28 +535,8 @@ mm_pme_gpu_new(const int *n, int order, double beta, long natoms)
 	struct mm_pme_gpu *p;
 	size_t nb;
 
-	if (order < FEK_PME_ORDER_MIN || order > FEK_PME_ORDER_MAX) {
-		fek_seterr(FEK_EX_USAGE, "pme-order %d: must be %d to %d",
-		    order, FEK_PME_ORDER_MIN, FEK_PME_ORDER_MAX);
+	if (fek_mm_pme_check(n, order, beta) < 0)
 		return NULL;
-	}
-	for (int d = 0; d < 3; d++)
-		if (n[d] < order) {
-			fek_seterr(FEK_EX_USAGE, "PME grid %d x %d x %d: each "
-			    "size must be at least the order %d", n[0], n[1],
-			    n[2], order);
-			return NULL;
-		}
-	if ((double)n[0] * n[1] * n[2] > PME_POINTS_MAX) {
-		fek_seterr(FEK_EX_USAGE, "PME grid %d x %d x %d: more than "
-		    "%ld points", n[0], n[1], n[2], PME_POINTS_MAX);
-		return NULL;
-	}
-	if (!(beta > 0) || !isfinite(beta)) {
-		fek_seterr(FEK_EX_USAGE, "Ewald beta %g: must be positive and "
-		    "finite", beta);
-		return NULL;
-	}
 	if (natoms < 0) {
 		fek_seterr(FEK_EX_SOFTWARE, "PME: %ld atoms", natoms);
 		return NULL;

@@ -220,6 +220,9 @@ void	fek_mm_vsite_spread(const struct fek_mm_top *t, const struct fek_box *b,
  * fek_seterr(64) for a bad grid or order. */
 struct fek_mm_pme;
 struct fek_mm_pme *fek_mm_pme_new(const int *n, int order, double beta);
+/* Whether a grid n, order and beta will do (the CPU's and the GPU's
+ * objects): 0, or -1 with fek_seterr(64). */
+int	fek_mm_pme_check(const int *n, int order, double beta);
 /* Reciprocal energy of charges q at x (n atoms) in box b, including the
  * self term -beta/sqrt(pi) sum q^2 and, for a net charge Q, the uniform
  * background -pi Q^2 / (2 V beta^2) (both times ONE_4PI_EPS0 / eps_r);

@@ -95,34 +95,34 @@ struct fek_mm_pme {
  * FFTW's planner is not thread-safe: make and free these objects in one
  * thread at a time.  The caller frees it with fek_mm_pme_free.
  */
+int
+fek_mm_pme_check(const int *n, int order, double beta)
+{
+	if (order < PME_ORDER_MIN || order > PME_ORDER_MAX)
+		return fek_seterr(FEK_EX_USAGE, "pme-order %d: must be %d to "
+		    "%d", order, PME_ORDER_MIN, PME_ORDER_MAX);
+	for (int d = 0; d < 3; d++)
+		if (n[d] < order)
+			return fek_seterr(FEK_EX_USAGE, "PME grid %d x %d x %d: "
+			    "each size must be at least the order %d", n[0],
+			    n[1], n[2], order);
+	if ((double)n[0] * n[1] * n[2] > PME_POINTS_MAX)
+		return fek_seterr(FEK_EX_USAGE, "PME grid %d x %d x %d: more "
+		    "than %ld points", n[0], n[1], n[2], PME_POINTS_MAX);
+	if (!(beta > 0) || !isfinite(beta))
+		return fek_seterr(FEK_EX_USAGE, "Ewald beta %g: must be "
+		    "positive and finite", beta);
+	return 0;
+}
+
 struct fek_mm_pme *
 fek_mm_pme_new(const int *n, int order, double beta)
 {
 	struct fek_mm_pme *p;
 	size_t npt, nhat;
 
-	if (order < PME_ORDER_MIN || order > PME_ORDER_MAX) {
-		fek_seterr(FEK_EX_USAGE, "pme-order %d: must be %d to %d",
-		    order, PME_ORDER_MIN, PME_ORDER_MAX);
+	if (fek_mm_pme_check(n, order, beta) < 0)
 		return NULL;
-	}
-	for (int d = 0; d < 3; d++)
-		if (n[d] < order) {
-			fek_seterr(FEK_EX_USAGE, "PME grid %d x %d x %d: each "
-			    "size must be at least the order %d", n[0], n[1],
-			    n[2], order);
-			return NULL;
-		}
-	if ((double)n[0] * n[1] * n[2] > PME_POINTS_MAX) {
-		fek_seterr(FEK_EX_USAGE, "PME grid %d x %d x %d: more than "
-		    "%ld points", n[0], n[1], n[2], PME_POINTS_MAX);
-		return NULL;
-	}
-	if (!(beta > 0) || !isfinite(beta)) {
-		fek_seterr(FEK_EX_USAGE, "Ewald beta %g: must be positive and "
-		    "finite", beta);
-		return NULL;
-	}
 	p = fek_alloc(1, sizeof *p);
 	memcpy(p->n, n, sizeof p->n);
 	p->order = order;
