@@ -30,6 +30,16 @@ int	fek_mm_gpu_eval(struct fek_mm_gpu *g, const struct fek_box *b,
 	    int place, double *x, double *f, struct fek_mm_energy *e);
 void	fek_mm_gpu_free(struct fek_mm_gpu *g);
 
+/* fek_mm_replicas_run (mm.h) on the GPU (kernels/mm_batch.cu): every
+ * replica in one launch, a warp each, for systems of up to 320 atoms
+ * without PME, settles or virtual sites (fek_seterr(64) otherwise; 69:
+ * no GPU; 70: CUDA; 1: SHAKE failed). */
+int	fek_mm_gpu_replicas_run(const struct fek_mm_top *t,
+	    const struct fek_mm_opt *o, const struct fek_mm_md *p,
+	    const struct fek_mm_cvset *cv, const struct fek_mm_batch *bt,
+	    const struct fek_box *b, double *x, double *v, double *samples,
+	    void (*progress)(long done, long total));
+
 #ifdef __cplusplus
 }
 #endif

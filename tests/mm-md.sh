@@ -10,6 +10,9 @@
 #   - alanine dipeptide (amber99sb-ildn, gmx pdb2gmx) in vacuum with bonds
 #     to hydrogen constrained (SHAKE and RATTLE): Langevin at 300 K within
 #     5 % over 20000 steps;
+#   - velocity Verlet with the v-rescale thermostat (Bussi et al. 2007)
+#     from 200 K to 300 K: the mean T within 3 %, its conserved H within
+#     2e-4 of the energy;
 #   - bad input: exit codes 64, 65, 66 and (without a GPU) 69.
 . "$(dirname "$0")/lib.sh"
 
@@ -71,6 +74,27 @@ d=$(awk '/^#KIND/ { f++ } /^#/ { next } f == 2 { n++; x[n] = $1; y[n] = $2; z[n]
 le nve-constraints-hold "$d" 1e-9
 t nve-confout 0 "md-gpu -d cpu --top spce216.top --mdp nve.mdp --rerun out.gro > /dev/null"
 
+# ---- velocity Verlet with v-rescale: the temperature and the conserved H --------------------
+cat > vr.mdp <<'EOF'
+integrator = md-vv
+dt = 0.002
+tcoupl = v-rescale
+tau-t = 0.1
+ref-t = 300
+gen-vel = yes
+gen-temp = 200
+coulombtype = Reaction-Field
+epsilon-rf = 0
+rcoulomb = 0.9
+rvdw = 0.9
+EOF
+t vr-run 0 "md-gpu -d cpu --top spce216.top --mdp vr.mdp --config spc216.gro -n 4000 -l vr.log --thermo 10 > /dev/null"
+set -- $(awk '!/^#/ && $2 >= 1000 { n++; t += $20; h[n] = $21; e[n] = $19 }
+    END { d = h[n] - h[1]; if (d < 0) d = -d; a = e[1] < 0 ? -e[1] : e[1]; printf "%.4f %.3g\n", t / n, d / a }' vr.log)
+echo "v-rescale (tau 0.1 ps) from 200 K, 216 SPC/E: mean T $1 K over steps 1000-4000 (300 K); |dH| / |E| $2"
+le vr-temperature "$(awk -v t="$1" 'BEGIN { d = t / 300 - 1; print d < 0 ? -d : d }')" 0.03
+le vr-conserved "$2" 2e-4
+
 # ---- alanine dipeptide, bonds to hydrogen constrained -------------------------------------
 if have gmx; then
 	t ala2-pdb2gmx 0 "gmx pdb2gmx -f $TOP/testdata/mm/ala2-heavy.pdb -ff amber99sb-ildn -water tip3p -ignh -o a.gro -p a.top > p2g.log 2>&1 &&
@@ -106,6 +130,9 @@ t_usage both-modes "md-gpu --top spce216.top --config spc216.gro --rerun spc216.
 t_usage neither-mode "md-gpu --top spce216.top"
 t_usage bad-integrator "md-gpu --top spce216.top --config spc216.gro -i leapfrog"
 t_usage langevin-no-temperature "md-gpu -d cpu --top spce216.top --config spc216.gro -i langevin -n 1"
+t_usage bad-tcoupl "md-gpu -d cpu --top spce216.top --config spc216.gro --tcoupl berendsen -n 1"
+printf 'tcoupl = nose-hoover\nref-t = 300\n' > nh.mdp
+t_usage nose-hoover-vv "md-gpu -d cpu --top spce216.top --mdp nh.mdp --config spc216.gro -n 1"
 if [ -z "${FEK_TEST_GPU:-}" ]; then
 	t no-gpu 69 "md-gpu -d gpu --top spce216.top --config spc216.gro -n 1"
 fi

@@ -906,8 +906,17 @@ molecules_usage(void)
 	    "              [-l log] [-n steps] [-o file.dcd] [-s seed] "
 	    "[-t temperature]\n"
 	    "              [--confout file.gro] [--mdp file.mdp] "
-	    "[--thermo steps]\n"
+	    "[--tcoupl no|v-rescale]\n"
+	    "              [--thermo steps]\n"
 	    "              --top file.top --config file.gro\n"
+	    "       md-gpu [-Tqv] [-d cpu|gpu|auto] [-e every] [-f friction] "
+	    "[-h dt]\n"
+	    "              [-i vv|langevin] [-n steps] [-R replicas] "
+	    "[-s seed] [-t temperature]\n"
+	    "              [-w windows] [--confout file.gro] "
+	    "[--dihedral name=i,j,k,l] ...\n"
+	    "              [--mdp file.mdp] [--skip steps] "
+	    "--top file.top --config file.gro\n"
 	    "       md-gpu [-Tqv] [-d cpu|gpu|auto] [--format format] "
 	    "[--mdp file.mdp]\n"
 	    "              --top file.top --rerun trajectory\n");
@@ -1031,6 +1040,187 @@ molecules_rerun(const struct fek_mm_top *t, const struct fek_mm_opt *o,
 	free(f);
 }
 
+/* --dihedral name=i,j,k,l (atom numbers from 1) into cv. */
+static int
+parse_dihedral(const char *arg, struct fek_mm_cvset *cv)
+{
+	const char *eq = strchr(arg, '=');
+	int at[4], used = 0;
+
+	if (cv->ncv == FEK_MM_MAXCV) {
+		fek_warnx("--dihedral: at most %d", FEK_MM_MAXCV);
+		return 1;
+	}
+	if (eq == NULL || eq == arg || eq - arg >= (long)sizeof cv->name[0] ||
+	    sscanf(eq + 1, "%d,%d,%d,%d%n", &at[0], &at[1], &at[2], &at[3],
+	    &used) != 4 || eq[1 + used] != '\0') {
+		fek_warnx("--dihedral: '%s' is not name=i,j,k,l (atom numbers "
+		    "from 1)", arg);
+		return 1;
+	}
+	for (int a = 0; a < 4; a++) {
+		if (at[a] < 1) {
+			fek_warnx("--dihedral %s: atom %d: numbers start at 1",
+			    arg, at[a]);
+			return 1;
+		}
+		cv->atoms[cv->ncv][a] = at[a] - 1;
+	}
+	memcpy(cv->name[cv->ncv], arg, eq - arg);
+	cv->name[cv->ncv][eq - arg] = '\0';
+	cv->ncv++;
+	return 0;
+}
+
+static int replicas_tty;
+
+static void
+replicas_progress(long done, long total)
+{
+	if (replicas_tty)
+		fprintf(stderr, "\rmd-gpu: %ld of %ld replicas%s", done, total,
+		    done == total ? "\n" : "");
+}
+
+/*
+ * md-gpu --top -R / --dihedral / -w: nwin x nrep replicas from conf, on
+ * the CPU (lib/mm/replicas.c) or the GPU (kernels/mm_batch.cu); the
+ * torsions' samples, a samples section a window, to stdout; the last
+ * configurations to confout (a .gro frame a replica).
+ */
+static void
+molecules_replicas(const struct fek_mm_top *t, const struct fek_mm_opt *o,
+    const struct fek_mm_md *md, const struct fek_mm_cvset *cv,
+    const struct fek_window *win, long nwin, long nrep, long long skip,
+    struct fek_mm_conf *conf, double temp, int gpu, int text,
+    const char *confout, const char *cmd, int verbose, int tty)
+{
+	struct fek_mm_batch bt;
+	long R = nwin * nrep, n3 = 3 * t->n;
+	long long nsamp;
+	double *x, *v, *samples, *centre = NULL, *spring = NULL, t0;
+	struct fek_writer wr;
+	int rc;
+
+	for (int c = 0; c < cv->ncv; c++)
+		for (int a = 0; a < 4; a++)
+			if (cv->atoms[c][a] >= t->n)
+				fek_errx(FEK_EX_USAGE, "--dihedral %s: atom %d, "
+				    "but the system has %ld", cv->name[c],
+				    cv->atoms[c][a] + 1, t->n);
+	if (md->integrator == FEK_MM_INT_VV && md->tcoupl)
+		fek_errx(FEK_EX_USAGE, "-R: replicas run -i langevin or vv "
+		    "without a thermostat");
+	memset(&bt, 0, sizeof bt);
+	bt.nrep = nrep;
+	bt.nwin = nwin;
+	bt.skip = skip;
+	bt.every = md->every;
+	if (win != NULL) {
+		centre = fek_alloc(nwin * cv->ncv, sizeof *centre);
+		spring = fek_alloc(nwin * cv->ncv, sizeof *spring);
+		for (long w = 0; w < nwin; w++)
+			for (int c = 0; c < cv->ncv; c++) {
+				centre[w * cv->ncv + c] = win[w].centre[c];
+				spring[w * cv->ncv + c] = win[w].spring[c];
+			}
+		bt.centre = centre;
+		bt.spring = spring;
+	}
+	nsamp = fek_mm_batch_nsamp(&bt, md->nsteps);
+	x = fek_alloc(R * n3, sizeof *x);
+	v = fek_alloc(R * n3, sizeof *v);
+	samples = fek_alloc(R * nsamp * cv->ncv + 1, sizeof *samples);
+	memcpy(x, conf->x, n3 * sizeof *x);
+	for (long r = 0; r < R; r++) {
+		if (o->gen_vel)
+			fek_mm_gen_vel(t, o->gen_temp, fek_mm_replica_key(md->key,
+			    r) ^ 0x76656cULL, v + r * n3);
+		else
+			memcpy(v + r * n3, conf->v, n3 * sizeof *v);
+	}
+	replicas_tty = tty;
+	t0 = now_s();
+	rc = gpu ? fek_mm_gpu_replicas_run(t, o, md, cv, &bt, &conf->box, x,
+	    v, samples, replicas_progress) : fek_mm_replicas_run(t, o, md, cv,
+	    &bt, &conf->box, x, v, samples, replicas_progress);
+	if (rc < 0)
+		fek_die();
+	t0 = now_s() - t0;
+
+	fek_writer_init(&wr, stdout, text);
+	for (long w = 0; w < nwin && cv->ncv > 0; w++) {
+		const double *xs = samples + w * nrep * nsamp * cv->ncv;
+		struct fek_header h;
+		double g = 1;
+
+		for (int c = 0; c < cv->ncv; c++) {
+			double gc = fek_inefficiency(xs + c, nsamp, nrep,
+			    cv->ncv, win ? win[w].centre[c] : 0, 360);
+
+			if (gc > g)
+				g = gc;
+		}
+		fek_hdr_init(&h, "samples");
+		h.rows = nrep * nsamp;
+		for (int c = 0; c < cv->ncv; c++) {
+			fek_hdr_addcol(&h, cv->name[c], FEK_F64, "deg");
+			fek_hdr_add(&h, "AXIS", "%s -180 180 periodic deg",
+			    cv->name[c]);
+		}
+		if (temp > 0)
+			fek_hdr_add(&h, "TEMP", "%.17g", temp);
+		fek_hdr_add(&h, "ENERGY", "kJ/mol");
+		if (win != NULL)
+			fek_window_write(&h, cv->ncv, &win[w]);
+		fek_hdr_add(&h, "INEFFICIENCY", "%.17g", g);
+		fek_hdr_add(&h, "CORRTIME", "%.17g", (g - 1) / 2);
+		fek_hdr_add(&h, "REPLICAS", "%ld", nrep);
+		fek_hdr_add(&h, "INTEGRATOR", "%s", md->integrator ==
+		    FEK_MM_INT_LANGEVIN ? "langevin" : "vv");
+		fek_hdr_add(&h, "TIMESTEP", "%.17g ps", md->dt);
+		fek_hdr_add(&h, "SAMPLING", "%lld %ld", fek_mm_batch_nsamp(&bt,
+		    md->nsteps) > 0 ? (skip + md->every - 1) / md->every *
+		    md->every : 0, md->every);
+		fek_hdr_add(&h, "PROV", "%s", cmd);
+		if (fek_begin_section(&wr, &h) < 0 || fek_write_rows(&wr, xs,
+		    nrep * nsamp) < 0 || fek_end_section(&wr) < 0)
+			fek_die();
+		fek_hdr_free(&h);
+	}
+	fek_writer_free(&wr);
+	if (confout != NULL) {
+		FILE *fp = fopen(confout, "w");
+
+		if (fp == NULL)
+			fek_errx(FEK_EX_IOERR, "%s: %s", confout,
+			    strerror(errno));
+		for (long r = 0; r < R; r++) {
+			char title[512];
+
+			snprintf(title, sizeof title, "%s replica %ld t= %.6f",
+			    t->system[0] ? t->system : "md-gpu", r, md->t0 +
+			    md->nsteps * md->dt);
+			if (fek_mm_gro_write(fp, t, title, &conf->box, x + r * n3,
+			    v + r * n3) < 0)
+				fek_die();
+		}
+		fek_fshut(fp, confout);
+	}
+	fek_fshut(stdout, "stdout");
+	if (verbose)
+		fprintf(stderr, "md-gpu: %s: %ld replicas of %ld atoms, %lld "
+		    "steps of %g ps in %.3f s (%.4g replica-steps/s, %.4g "
+		    "ns/day aggregate)\n", gpu ? "gpu" : "cpu", R, t->n,
+		    md->nsteps, md->dt, t0, R * (double)md->nsteps / t0,
+		    R * (double)md->nsteps * md->dt * 1e-3 * 86400 / t0);
+	free(x);
+	free(v);
+	free(samples);
+	free(centre);
+	free(spring);
+}
+
 /*
  * md-gpu --top: a molecular system from GROMACS inputs: dynamics from a
  * configuration (--config), or the energies of stored frames (--rerun, as
@@ -1040,13 +1230,17 @@ static int
 molecules_main(int argc, char **argv)
 {
 	enum { OPT_TOP = 400, OPT_MDP, OPT_RERUN, OPT_FMT, OPT_CONF,
-	    OPT_CONFOUT, OPT_THERMO, OPT_MVERSION };
+	    OPT_CONFOUT, OPT_THERMO, OPT_TCOUPL, OPT_MVERSION, OPT_DIH,
+	    OPT_SKIP };
 	static const struct option lopts[] = {
 		{ "config", required_argument, NULL, OPT_CONF },
 		{ "confout", required_argument, NULL, OPT_CONFOUT },
+		{ "dihedral", required_argument, NULL, OPT_DIH },
 		{ "format", required_argument, NULL, OPT_FMT },
 		{ "mdp", required_argument, NULL, OPT_MDP },
 		{ "rerun", required_argument, NULL, OPT_RERUN },
+		{ "skip", required_argument, NULL, OPT_SKIP },
+		{ "tcoupl", required_argument, NULL, OPT_TCOUPL },
 		{ "thermo", required_argument, NULL, OPT_THERMO },
 		{ "top", required_argument, NULL, OPT_TOP },
 		{ "version", no_argument, NULL, OPT_MVERSION },
@@ -1054,7 +1248,7 @@ molecules_main(int argc, char **argv)
 	};
 	const char *top = NULL, *mdp = NULL, *rerun = NULL, *format = NULL;
 	const char *config = NULL, *confout = NULL, *logpath = NULL;
-	const char *dcdpath = NULL, *integ = NULL;
+	const char *dcdpath = NULL, *integ = NULL, *tcoupl = NULL;
 	enum fek_device dev = FEK_DEV_AUTO, use;
 	struct fek_mm_top t;
 	struct fek_mm_opt o;
@@ -1065,11 +1259,16 @@ molecules_main(int argc, char **argv)
 	struct fek_mm_out out;
 	FILE *logfp = NULL;
 	char *cmd, incdirs[1024];
-	long nsteps = -1, every = -1, thermo = -1, seed = -1;
+	long nsteps = -1, every = -1, thermo = -1, seed = -1, nrep = -1;
+	long skip = 0, nwin = 1;
 	double dt = -1, temp = -1, fric = -1;
-	int c, nerr = 0, text = 0, verbose = 0;
+	int c, nerr = 0, text = 0, verbose = 0, quiet = 0;
+	struct fek_mm_cvset cv;
+	const char *winfile = NULL;
+	struct fek_window *win = NULL;
 
-	while ((c = getopt_long(argc, argv, "d:e:f:h:i:l:n:o:qs:Tt:v", lopts,
+	memset(&cv, 0, sizeof cv);
+	while ((c = getopt_long(argc, argv, "d:e:f:h:i:l:n:o:qR:s:Tt:vw:", lopts,
 	    NULL)) != -1) {
 		switch (c) {
 		case 'd':
@@ -1106,6 +1305,10 @@ molecules_main(int argc, char **argv)
 			break;
 		case 'q':
 			fek_set_quiet(1);
+			quiet = 1;
+			break;
+		case 'R':
+			nerr += fek_opt_long(optarg, 1, 100000000, "-R", &nrep);
 			break;
 		case 's':
 			nerr += fek_opt_long(optarg, 0, LONG_MAX, "-s", &seed);
@@ -1119,6 +1322,16 @@ molecules_main(int argc, char **argv)
 			break;
 		case 'v':
 			verbose = 1;
+			break;
+		case 'w':
+			winfile = optarg;
+			break;
+		case OPT_DIH:
+			nerr += parse_dihedral(optarg, &cv);
+			break;
+		case OPT_SKIP:
+			nerr += fek_opt_long(optarg, 0, LONG_MAX, "--skip",
+			    &skip);
 			break;
 		case OPT_CONF:
 			config = optarg;
@@ -1138,6 +1351,15 @@ molecules_main(int argc, char **argv)
 		case OPT_THERMO:
 			nerr += fek_opt_long(optarg, 1, LONG_MAX, "--thermo",
 			    &thermo);
+			break;
+		case OPT_TCOUPL:
+			tcoupl = optarg;
+			if (strcmp(optarg, "no") != 0 &&
+			    strcmp(optarg, "v-rescale") != 0) {
+				fek_warnx("--tcoupl: '%s' is not no or "
+				    "v-rescale", optarg);
+				nerr++;
+			}
 			break;
 		case OPT_TOP:
 			top = optarg;
@@ -1201,10 +1423,22 @@ molecules_main(int argc, char **argv)
 	md.nsteps = nsteps >= 0 ? nsteps : o.nsteps;
 	if (temp < 0)
 		temp = o.ref_t;
-	if (md.integrator == FEK_MM_INT_LANGEVIN) {
+	if (tcoupl == NULL)
+		tcoupl = o.tcoupl;
+	if (md.integrator == FEK_MM_INT_VV && strcmp(tcoupl, "v-rescale") ==
+	    0) {
+		md.tcoupl = FEK_MM_TC_VRESCALE;
+		md.tau_t = o.tau_t > 0 ? o.tau_t : 0.1;
+	} else if (md.integrator == FEK_MM_INT_VV && strcmp(tcoupl, "no") !=
+	    0) {
+		fek_errx(FEK_EX_USAGE, "tcoupl %s: md-gpu couples velocity "
+		    "Verlet by v-rescale only (or no)", tcoupl);
+	}
+	if (md.integrator == FEK_MM_INT_LANGEVIN || md.tcoupl) {
 		if (!(temp > 0))
-			fek_errx(FEK_EX_USAGE, "-i langevin: needs a "
-			    "temperature (-t, or ref-t in the .mdp)");
+			fek_errx(FEK_EX_USAGE, "%s: needs a temperature (-t, or "
+			    "ref-t in the .mdp)", md.tcoupl ? "v-rescale" :
+			    "-i langevin");
 		md.kT = FEK_KB_KJ * temp;
 		md.gamma = fric >= 0 ? fric : o.tau_t > 0 ? 1 / o.tau_t : 1;
 	}
@@ -1215,15 +1449,40 @@ molecules_main(int argc, char **argv)
 	md.logevery = thermo > 0 ? thermo : 100;
 	md.t0 = o.tinit;
 	md.constr_tol = 1e-10;
+	if (nrep > 0 || cv.ncv > 0 || winfile != NULL) {
+		if (logpath != NULL || dcdpath != NULL)
+			fek_errx(FEK_EX_USAGE, "-R, --dihedral, -w: replicas "
+			    "write samples and --confout, not -l or -o");
+		if (winfile != NULL && cv.ncv == 0)
+			fek_errx(FEK_EX_USAGE, "-w: the windows restrain the "
+			    "--dihedral torsions: give them");
+		if (winfile != NULL && fek_windows_load(winfile, cv.ncv, &win,
+		    &nwin) < 0)
+			fek_die();
+		if (every <= 0)
+			md.every = 100;
+		molecules_replicas(&t, &o, &md, &cv, win, nwin, nrep > 0 ?
+		    nrep : 1, skip, &conf, md.integrator ==
+		    FEK_MM_INT_LANGEVIN ? temp : 0, use == FEK_DEV_GPU, text,
+		    confout, cmd, verbose, !quiet && !verbose &&
+		    isatty(STDERR_FILENO));
+		free(win);
+		fek_mm_conf_free(&conf);
+		fek_mm_top_free(&t);
+		free(cmd);
+		return 0;
+	}
 	if (o.gen_vel)
 		fek_mm_gen_vel(&t, o.gen_temp, md.key ^ 0x76656cULL, conf.v);
 	if (logpath != NULL && (logfp = fopen(logpath, "w")) == NULL)
 		fek_errx(FEK_EX_IOERR, "%s: %s", logpath, strerror(errno));
 	fek_mm_out_init(&out, &t, stdout, logfp, text);
 	out.cmd = cmd;
-	out.integ_name = md.integrator == FEK_MM_INT_VV ? "vv" : "langevin";
+	out.integ_name = md.integrator == FEK_MM_INT_LANGEVIN ? "langevin" :
+	    md.tcoupl ? "vv v-rescale" : "vv";
 	out.dt = md.dt;
-	out.temp = md.integrator == FEK_MM_INT_LANGEVIN ? temp : 0;
+	out.temp = md.integrator == FEK_MM_INT_LANGEVIN || md.tcoupl ? temp :
+	    0;
 	if (dcdpath != NULL && (out.dcd = fek_dcd_open_cell(dcdpath, t.n, 0,
 	    md.every, md.dt, "md-gpu --top")) == NULL)
 		fek_die();

@@ -299,6 +299,22 @@ fek_mm_dih_energy(int kind, const double *p, double phi, double *dudphi)
 	return 0;
 }
 
+/* The dihedral angle phi (radians, (-pi, pi]) at b1 = x_j - x_i, b2 =
+ * x_k - x_j, b3 = x_l - x_k, as fek_mm_dih_eval takes it (0 when
+ * undefined). */
+FEK_HD double
+fek_mm_dih_angle(const double *b1, const double *b2, const double *b3)
+{
+	double n1[3], n2[3];
+
+	fek_vcross(b1, b2, n1);
+	fek_vcross(b2, b3, n2);
+	if (fek_vdot(n1, n1) == 0 || fek_vdot(n2, n2) == 0)
+		return 0;
+	return atan2(sqrt(fek_vdot(b2, b2)) * fek_vdot(b1, n2),
+	    fek_vdot(n1, n2));
+}
+
 /*
  * The dihedral of i, j, k, l of kind FEK_MM_PDIH, FEK_MM_PIDIH, FEK_MM_RB
  * or FEK_MM_IDIH with parameters p, at b1 = x_j - x_i, b2 = x_k - x_j,

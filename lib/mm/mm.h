@@ -309,6 +309,7 @@ void	fek_mm_constr_free(struct fek_mm_constr *c);
 /* ---- dynamics (run.c) ------------------------------------------------------ */
 
 enum { FEK_MM_INT_VV, FEK_MM_INT_LANGEVIN };
+enum { FEK_MM_TC_NONE, FEK_MM_TC_VRESCALE };
 
 /* How to run. */
 struct fek_mm_md {
@@ -322,14 +323,19 @@ struct fek_mm_md {
 	long logevery;			/* log rows likewise */
 	double t0;			/* time of step 0, ps */
 	double constr_tol;		/* SHAKE's relative tolerance */
+	int tcoupl;			/* FEK_MM_INT_VV: FEK_MM_TC_VRESCALE
+					   (Bussi et al. 2007) at kT, tau_t */
+	double tau_t;			/* ps */
 };
 
 /* Where a run's results go; each returns -1 (with fek_seterr) to stop it.
- * NULL members are skipped. */
+ * NULL members are skipped.  log's H: the conserved quantity, E less the
+ * energy the thermostat has put in (E itself without one). */
 struct fek_mm_sink {
 	void *ctx;
 	int	(*log)(void *ctx, long long step, double t,
-		    const struct fek_mm_energy *e, double K, double T);
+		    const struct fek_mm_energy *e, double K, double T,
+		    double H);
 	int	(*frame)(void *ctx, long long step, double t,
 		    const struct fek_box *b, const double *x, const double *v);
 };
@@ -361,6 +367,63 @@ struct fek_mm_forcefn {
 int	fek_mm_run(const struct fek_mm_top *t, const struct fek_mm_opt *o,
 	    const struct fek_mm_md *p, struct fek_box *b, double *x, double *v,
 	    const struct fek_mm_sink *sink, const struct fek_mm_forcefn *ff);
+
+/* ---- replicas (replicas.c) ------------------------------------------------ */
+
+/*
+ * Independent replicas of one small system (a peptide in vacuum, say),
+ * run side by side: the collective variables md-gpu samples are
+ * torsions, each optionally held by a harmonic umbrella restraint
+ * U = k/2 (phi - c)^2, phi - c taken in (-180, 180] degrees, k in
+ * kJ/mol/deg^2 (fek(5)'s WINDOW convention).  The restraints add forces,
+ * not energy terms: fek_mm_energy's pot leaves them out.
+ */
+#define FEK_MM_MAXCV 3
+struct fek_mm_cvset {
+	int ncv;
+	int atoms[FEK_MM_MAXCV][4];	/* 0-based */
+	char name[FEK_MM_MAXCV][16];
+};
+
+/* The torsion of atoms at[0..3] at x in box b, degrees in (-180, 180]
+ * (bonded_eval.h's convention; 0 when undefined). */
+double	fek_mm_torsion_deg(const struct fek_box *b, const double *x,
+	    const int *at);
+
+/* What a batch is: nwin windows of nrep replicas each; replica r = w
+ * nrep + i is keyed by fek_mm_replica_key(key, r); window w's restraint
+ * centres and springs (degrees, kJ/mol/deg^2) are centre[w ncv ..],
+ * spring[w ncv ..] (NULL: none); samples of the CVs at the steps
+ * first, first + every, ... <= nsteps (first the smallest multiple of
+ * every >= skip). */
+struct fek_mm_batch {
+	long nrep, nwin;
+	const double *centre, *spring;
+	long long skip;
+	long every;
+};
+
+/* Replica r's Philox key (r = 0: key itself, so one replica is the
+ * plain run). */
+uint64_t fek_mm_replica_key(uint64_t key, long r);
+/* The samples per replica of a batch of nsteps steps. */
+long long fek_mm_batch_nsamp(const struct fek_mm_batch *bt, long long nsteps);
+
+/*
+ * Run every replica of bt on the CPU: replica r from x0 with velocities
+ * v0 + r n 3 (n x 3 each, r = 0 .. nwin nrep - 1; generated or copied by
+ * the caller), p's integrator (FEK_MM_INT_LANGEVIN or FEK_MM_INT_VV
+ * without a thermostat), key fek_mm_replica_key(p->key, r).  The CVs of
+ * cv into samples ((nwin nrep) x nsamp x ncv, replica-major), the last
+ * positions and velocities into x0 and v0 (each (nwin nrep) x n x 3: x0
+ * must have room for them all, its first n x 3 the start).  progress
+ * (may be NULL) is called after each replica.  -1 with fek_seterr.
+ */
+int	fek_mm_replicas_run(const struct fek_mm_top *t,
+	    const struct fek_mm_opt *o, const struct fek_mm_md *p,
+	    const struct fek_mm_cvset *cv, const struct fek_mm_batch *bt,
+	    const struct fek_box *b, double *x, double *v, double *samples,
+	    void (*progress)(long done, long total));
 
 
 #ifdef __cplusplus

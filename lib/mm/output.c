@@ -66,7 +66,7 @@ fek_mm_conf_free(struct fek_mm_conf *c)
 /* ---- the sinks ------------------------------------------------------------- */
 
 /* The columns and keys of an mmenergy section (fek(5)): frame, step, a
- * run's t, every term, pot, and a run's K, E and T. */
+ * run's t, every term, pot, and a run's K, E, T and H. */
 void
 fek_mm_energy_header(struct fek_header *h, const struct fek_mm_top *t,
     int run)
@@ -89,6 +89,7 @@ fek_mm_energy_header(struct fek_header *h, const struct fek_mm_top *t,
 		fek_hdr_addcol(h, "K", FEK_F64, "kJ/mol");
 		fek_hdr_addcol(h, "E", FEK_F64, "kJ/mol");
 		fek_hdr_addcol(h, "T", FEK_F64, "K");
+		fek_hdr_addcol(h, "H", FEK_F64, "kJ/mol");
 	}
 	fek_hdr_add(h, "UNITS", "gmx");
 	fek_hdr_add(h, "ATOMS", "%ld", t->n);
@@ -98,10 +99,10 @@ fek_mm_energy_header(struct fek_header *h, const struct fek_mm_top *t,
 
 static int
 out_log(void *ctx, long long step, double t, const struct fek_mm_energy *e,
-    double K, double T)
+    double K, double T, double H)
 {
 	struct fek_mm_out *o = ctx;
-	double row[3 + FEK_MM_NTERM + 4];
+	double row[3 + FEK_MM_NTERM + 5];
 	int k = 0;
 
 	if (o->logfp == NULL)
@@ -131,6 +132,7 @@ out_log(void *ctx, long long step, double t, const struct fek_mm_energy *e,
 	row[k++] = K;
 	row[k++] = e->pot + K;
 	row[k++] = T;
+	row[k++] = H;
 	return fek_write_rows(&o->lw, row, 1);
 }
 

@@ -11,7 +11,15 @@
  *     constrained; x' = x + dt/2 v; v = a v + sqrt((1 - a^2) kT/m) xi with
  *     a = exp(-gamma dt); x' += dt/2 v, constrained from x (the
  *     correction / dt into v).  Its velocities are those of the half
- *     steps.
+ *     steps;
+ *   velocity Verlet with the stochastic velocity rescaling thermostat
+ *     (Bussi, Donadio and Parrinello, J. Chem. Phys. 126, 014101 (2007),
+ *     Eq. A7): after each step the kinetic energy K is rescaled to K',
+ *     drawn so that K relaxes to its canonical value with time constant
+ *     tau_t and fluctuates canonically; the conserved quantity is E less
+ *     the sum of the rescalings' K' - K.  Its sum of squared normals
+ *     comes from GSL's chi-squared generator on an MT19937 stream of the
+ *     seed (lib/rng.c), drawn in step order.
  *
  * Virtual sites are placed from their atoms after every move and their
  * forces spread; they carry no mass and are not integrated.  The random
@@ -24,6 +32,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
 
 #include "fek.h"
 #include "md/pmd.h"
@@ -58,6 +69,29 @@ zero_momentum(const struct fek_mm_top *t, double *v)
 		if (t->mass[i] > 0)
 			for (int d = 0; d < 3; d++)
 				v[3 * i + d] -= p[d] / m;
+}
+
+/*
+ * Bussi et al.'s K' for kinetic energy K of ndf degrees of freedom,
+ * target Kt = ndf kT / 2, c = exp(-dt / tau_t): returns alpha, the factor
+ * that scales the velocities (K' = alpha^2 K), from one normal R1 and a
+ * chi-squared of ndf - 1 degrees.
+ */
+static double
+vrescale_alpha(double K, double Kt, long ndf, double c, gsl_rng *rng)
+{
+	double r1 = gsl_ran_gaussian_ziggurat(rng, 1);
+	double s = ndf > 1 ? gsl_ran_chisq(rng, (double)(ndf - 1)) : 0;
+	double f, a2;
+
+	if (K <= 0)
+		return 1;
+	f = Kt / (ndf * K);
+	a2 = c + (1 - c) * f * (r1 * r1 + s) + 2 * r1 * sqrt(c * (1 - c) *
+	    f);
+	if (a2 < 0)
+		a2 = 0;
+	return (r1 + sqrt(c / ((1 - c) * f)) < 0 ? -1 : 1) * sqrt(a2);
 }
 
 long
@@ -110,7 +144,8 @@ fek_mm_run(const struct fek_mm_top *t, const struct fek_mm_opt *o,
 	double *f = fek_alloc(3 * (n > 0 ? n : 1), sizeof *f);
 	double *xold = fek_alloc(3 * (n > 0 ? n : 1), sizeof *xold);
 	double *im = fek_alloc(n > 0 ? n : 1, sizeof *im);
-	double dt = p->dt, a = exp(-p->gamma * dt);
+	double dt = p->dt, a = exp(-p->gamma * dt), work = 0;
+	gsl_rng *rng = NULL;
 	int rc = -1;
 
 	for (long i = 0; i < n; i++)
@@ -126,6 +161,8 @@ fek_mm_run(const struct fek_mm_top *t, const struct fek_mm_opt *o,
 	    (cc = fek_mm_constr_new(t, p->constr_tol)) == NULL)
 		goto out;
 	ndf = fek_mm_dof(t, cc, p->integrator);
+	if (p->integrator == FEK_MM_INT_VV && p->tcoupl == FEK_MM_TC_VRESCALE)
+		rng = fek_rng_new(p->key, 0x7672657363616c65ULL);
 
 	/* the start: constraints satisfied by x and v, sites placed */
 	if (cc != NULL) {
@@ -141,7 +178,8 @@ fek_mm_run(const struct fek_mm_top *t, const struct fek_mm_opt *o,
 
 		if (sink->log != NULL && p->logevery > 0 &&
 		    step % p->logevery == 0 && sink->log(sink->ctx, step,
-		    p->t0 + step * dt, &e, K, 2 * K / (FEK_KB_KJ * ndf)) < 0)
+		    p->t0 + step * dt, &e, K, 2 * K / (FEK_KB_KJ * ndf),
+		    e.pot + K - work) < 0)
 			goto out;
 		if (sink->frame != NULL && p->every > 0 && step % p->every ==
 		    0 && sink->frame(sink->ctx, step, p->t0 + step * dt, b, x,
@@ -165,6 +203,15 @@ fek_mm_run(const struct fek_mm_top *t, const struct fek_mm_opt *o,
 			if (cc != NULL && fek_mm_constrain_v(cc, b, x, v, dt,
 			    NULL) < 0)
 				goto out;
+			if (rng != NULL) {
+				double K0 = kinetic(t, v), al = vrescale_alpha(K0,
+				    0.5 * ndf * p->kT, ndf, exp(-dt / p->tau_t),
+				    rng);
+
+				for (long i = 0; i < 3 * n; i++)
+					v[i] *= al;
+				work += (al * al - 1) * K0;
+			}
 		} else {
 			for (long i = 0; i < 3 * n; i++)
 				v[i] += dt * f[i] * im[i / 3];
@@ -199,6 +246,8 @@ fek_mm_run(const struct fek_mm_top *t, const struct fek_mm_opt *o,
 out:
 	fek_mm_force_free(fc);
 	fek_mm_constr_free(cc);
+	if (rng != NULL)
+		fek_rng_free(rng);
 	free(f);
 	free(xold);
 	free(im);
