@@ -28,7 +28,8 @@
  * restricted to the cluster (the CPU stops when every cluster is done,
  * so the two differ below the tolerance).
  *
- * A launch runs at most CHUNK steps (the host loops, reports progress and
+ * Step 0 first makes the constraints hold (positions from themselves,
+ * then velocities), as run.c does.  A launch runs at most CHUNK steps (the host loops, reports progress and
  * checks a SHAKE failure flag between launches); the forces at a launch's
  * first positions are evaluated afresh, the same numbers as the ones the
  * last launch ended with.
@@ -309,8 +310,8 @@ vconstrain(const struct bdev *d, int lane, const double *x, double *v)
 	return __any_sync(FULL, bad) ? -1 : 0;
 }
 
-/* The position constraints of every cluster from xref; the moves / dt
- * into v (xs: scratch). */
+/* The position constraints of every cluster from xref; with v, the
+ * moves / dt into v (xs: scratch). */
 static __device__ int
 xconstrain(const struct bdev *d, int lane, const double *xref, double *x,
     double *v, double *xs)
@@ -319,13 +320,13 @@ xconstrain(const struct bdev *d, int lane, const double *xref, double *x,
 
 	if (d->ncon == 0)
 		return 0;
-	for (int k = lane; k < 3 * d->n; k += WARP)
+	for (int k = lane; k < 3 * d->n && v != NULL; k += WARP)
 		xs[k] = x[k];
 	__syncwarp();
 	for (int c = lane; c < d->ncl; c += WARP)
 		bad |= shake(d, c, xref, x) < 0;
 	__syncwarp();
-	for (int k = lane; k < 3 * d->n; k += WARP)
+	for (int k = lane; k < 3 * d->n && v != NULL; k += WARP)
 		v[k] += (x[k] - xs[k]) / d->dt;
 	__syncwarp();
 	return __any_sync(FULL, bad) ? -1 : 0;
@@ -368,7 +369,7 @@ k_batch(struct bdev d, long R, long long s0, long long s1, int last)
 
 	if (r >= R)
 		return;
-	x = sh + (size_t)w * 12 * n;
+	x = sh + (size_t)w * 15 * n;
 	v = x + 3 * n;
 	xo = v + 3 * n;
 	xs = xo + 3 * n;
@@ -383,8 +384,17 @@ k_batch(struct bdev d, long R, long long s0, long long s1, int last)
 		v[k] = d.v[r * 3 * n + k];
 	}
 	__syncwarp();
+	if (s0 == 0) {
+		/* the start, as run.c's: the constraints made to hold by x
+		 * (from itself) and by v */
+		for (int k = lane; k < 3 * n; k += WARP)
+			xo[k] = x[k];
+		__syncwarp();
+		bad |= xconstrain(&d, lane, xo, x, NULL, xs);
+		bad |= vconstrain(&d, lane, x, v);
+	}
 	forces(&d, lane, x, fa, centre, spring);
-	for (long long s = s0;; s++) {
+	for (long long s = s0; !bad; s++) {
 		if (s < s1 || last)
 			sample(&d, lane, r, s, x);
 		if (s == s1)
@@ -431,8 +441,6 @@ k_batch(struct bdev d, long R, long long s0, long long s1, int last)
 			bad |= xconstrain(&d, lane, xo, x, v, xs);
 			forces(&d, lane, x, fa, centre, spring);
 		}
-		if (bad)
-			break;
 	}
 	if (bad && lane == 0)
 		atomicCAS(d.fail, 0, (int)(r + 1));
@@ -659,7 +667,7 @@ fek_mm_gpu_replicas_run(const struct fek_mm_top *t, const struct fek_mm_opt *o,
 	CK(cudaMalloc((void **)&d.fail, sizeof(int)), "flag");
 	CK(cudaMemset(d.fail, 0, sizeof(int)), "flag");
 
-	shmem = (size_t)WPB * 12 * n * sizeof(double);
+	shmem = (size_t)WPB * 15 * n * sizeof(double);
 	if (shmem > 48 * 1024)
 		CK(cudaFuncSetAttribute(k_batch,
 		    cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem),

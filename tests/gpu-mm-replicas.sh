@@ -45,7 +45,7 @@ maxdiff() {
 	grep -v '^#' "$1" > a.rows
 	grep -v '^#' "$2" > b.rows
 	paste a.rows b.rows | awk -v n="$(wc -l < a.rows)" '{ for (c = 1; c <= 2; c++) { d = $c - $(c + 2); d = d < 0 ? -d : d; d = d > 180 ? 360 - d : d; if (d > m) m = d } k++ }
-	    END { printf "%.3g\n", k == n && n > 0 ? m : 999 }'
+	    END { printf "%.3g\n", (k == n && n > 0 ? m : 999) }'
 }
 
 for m in vv sd; do
@@ -57,7 +57,7 @@ for m in vv sd; do
 done
 t sd-gpu-again 0 "$RUN --mdp sd.mdp -d gpu > sd-gpu2.txt && cmp sd-gpu.txt sd-gpu2.txt"
 
-printf -- '-60 60 0.5 0.5\n-150 150 0.5 0.5\n' > win.txt
+printf -- '-70 70 0.05 0.05\n-90 85 0.05 0.05\n' > win.txt
 t win-cpu 0 "$RUN --mdp sd.mdp -d cpu -w win.txt > w-cpu.txt"
 t win-gpu 0 "$RUN --mdp sd.mdp -d gpu -w win.txt > w-gpu.txt"
 d=$(maxdiff w-cpu.txt w-gpu.txt)
