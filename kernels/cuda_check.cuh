@@ -35,4 +35,18 @@ fek_cuda_launched(const char *what)
 	return rc == cudaSuccess ? 0 : fek_cuda_fail(rc, what);
 }
 
+/* A device copy of n bytes at p in *dst (NULL for none). */
+static inline cudaError_t
+fek_cuda_up(void **dst, const void *p, size_t n)
+{
+	cudaError_t e;
+
+	*dst = NULL;
+	if (n == 0)
+		return cudaSuccess;
+	if ((e = cudaMalloc(dst, n)) != cudaSuccess)
+		return e;
+	return cudaMemcpy(*dst, p, n, cudaMemcpyHostToDevice);
+}
+
 #endif

@@ -22,33 +22,9 @@ extern "C" {
 #include "mm_int.cuh"
 #include "mm.cuh"
 
-struct fek_mm_gpu {
-	const struct fek_mm_top *t;
-	struct fek_mm_opt o;
-	struct mm_dev d;
-	struct mm_pme_gpu *pme;
-	double self;			/* PME: the Ewald self energy */
-	unsigned long long *fh;		/* host copy of the force
-					   accumulators */
-};
-
 #define CK(call, what) do { cudaError_t e_ = (call); \
 	if (e_ != cudaSuccess) { fek_cuda_fail(e_, what); goto fail; } } \
 	while (0)
-
-/* A device copy of n bytes at p (NULL for none). */
-static cudaError_t
-up(void **dst, const void *p, size_t n)
-{
-	cudaError_t e;
-
-	*dst = NULL;
-	if (n == 0)
-		return cudaSuccess;
-	if ((e = cudaMalloc(dst, n)) != cudaSuccess)
-		return e;
-	return cudaMemcpy(*dst, p, n, cudaMemcpyHostToDevice);
-}
 
 extern "C" struct fek_mm_gpu *
 fek_mm_gpu_new(const struct fek_mm_top *t, const struct fek_mm_opt *o,
@@ -71,24 +47,24 @@ fek_mm_gpu_new(const struct fek_mm_top *t, const struct fek_mm_opt *o,
 	d->ntype = t->ntype;
 	d->eps_r = o->epsilon_r;
 	d->vsite_serial = mm_vsite_serial(t);
-	CK(up((void **)&d->q, t->q, n * sizeof(double)), "charges");
-	CK(up((void **)&d->type, t->type, n * sizeof(int)), "types");
-	CK(up((void **)&d->c6, t->c6, (size_t)t->ntype * t->ntype *
+	CK(fek_cuda_up((void **)&d->q, t->q, n * sizeof(double)), "charges");
+	CK(fek_cuda_up((void **)&d->type, t->type, n * sizeof(int)), "types");
+	CK(fek_cuda_up((void **)&d->c6, t->c6, (size_t)t->ntype * t->ntype *
 	    sizeof(double)), "LJ");
-	CK(up((void **)&d->c12, t->c12, (size_t)t->ntype * t->ntype *
+	CK(fek_cuda_up((void **)&d->c12, t->c12, (size_t)t->ntype * t->ntype *
 	    sizeof(double)), "LJ");
 	for (int k = 0; k < FEK_MM_NKIND; k++) {
 		const struct fek_mm_ilist *il = &t->il[k];
 
 		d->nil[k] = il->n;
-		CK(up((void **)&d->atoms[k], il->atoms, (size_t)il->n *
+		CK(fek_cuda_up((void **)&d->atoms[k], il->atoms, (size_t)il->n *
 		    fek_mm_nat[k] * sizeof(int)), "interactions");
-		CK(up((void **)&d->par[k], il->par, (size_t)il->n *
+		CK(fek_cuda_up((void **)&d->par[k], il->par, (size_t)il->n *
 		    fek_mm_npar[k] * sizeof(double)), "interactions");
 	}
-	CK(up((void **)&d->xstart, t->xstart, (n + 1) * sizeof(long)),
+	CK(fek_cuda_up((void **)&d->xstart, t->xstart, (n + 1) * sizeof(long)),
 	    "exclusions");
-	CK(up((void **)&d->xlist, t->xlist, (size_t)t->xstart[n] *
+	CK(fek_cuda_up((void **)&d->xlist, t->xlist, (size_t)t->xstart[n] *
 	    sizeof(int)), "exclusions");
 	CK(cudaMalloc((void **)&d->x, (n > 0 ? n : 1) * 3 * sizeof(double)),
 	    "positions");
@@ -133,22 +109,16 @@ fail:
 #define CK(call, what) do { cudaError_t e_ = (call); \
 	if (e_ != cudaSuccess) return fek_cuda_fail(e_, what); } while (0)
 
-extern "C" int
-fek_mm_gpu_eval(struct fek_mm_gpu *g, const struct fek_box *b, int place,
-    double *x, double *f, struct fek_mm_energy *e)
+int
+mm_gpu_forces(struct fek_mm_gpu *g, const struct fek_box *b, int place)
 {
 	const struct fek_mm_top *t = g->t;
 	struct mm_dev *d = &g->d;
-	unsigned long long acc[MM_NACC];
 	long n = t->n;
 
-	memset(e, 0, sizeof *e);
-	if (n == 0)
-		return 0;
-	CK(cudaMemcpy(d->x, x, n * 3 * sizeof(double), cudaMemcpyHostToDevice),
-	    "positions");
-	CK(cudaMemset(d->f, 0, n * 3 * sizeof(unsigned long long)), "forces");
-	CK(cudaMemset(d->acc, 0, MM_NACC * sizeof(unsigned long long)),
+	CK(cudaMemsetAsync(d->f, 0, n * 3 * sizeof(unsigned long long)),
+	    "forces");
+	CK(cudaMemsetAsync(d->acc, 0, MM_NACC * sizeof(unsigned long long)),
 	    "energies");
 	if (place && t->il[FEK_MM_VSITE3].n > 0 &&
 	    mm_vsite_place_launch(d, b) < 0)
@@ -159,15 +129,19 @@ fek_mm_gpu_eval(struct fek_mm_gpu *g, const struct fek_box *b, int place,
 		return -1;
 	if (t->il[FEK_MM_VSITE3].n > 0 && mm_vsite_spread_launch(d, b) < 0)
 		return -1;
-	CK(cudaMemcpy(g->fh, d->f, n * 3 * sizeof(unsigned long long),
-	    cudaMemcpyDeviceToHost), "forces");
-	CK(cudaMemcpy(acc, d->acc, sizeof acc, cudaMemcpyDeviceToHost),
+	return 0;
+}
+
+int
+mm_gpu_energy(struct fek_mm_gpu *g, const struct fek_box *b,
+    struct fek_mm_energy *e)
+{
+	const struct fek_mm_top *t = g->t;
+	unsigned long long acc[MM_NACC];
+
+	memset(e, 0, sizeof *e);
+	CK(cudaMemcpy(acc, g->d.acc, sizeof acc, cudaMemcpyDeviceToHost),
 	    "energies");
-	if (place && t->il[FEK_MM_VSITE3].n > 0)
-		CK(cudaMemcpy(x, d->x, n * 3 * sizeof(double),
-		    cudaMemcpyDeviceToHost), "positions");
-	for (long i = 0; i < 3 * n; i++)
-		f[i] = mm_acc_value(g->fh[i]);
 	for (int k = 0; k < FEK_MM_NTERM; k++)
 		e->term[k] = mm_acc_value(acc[MM_ACC_E + k]);
 	for (int k = 0; k < 9; k++)
@@ -182,6 +156,31 @@ fek_mm_gpu_eval(struct fek_mm_gpu *g, const struct fek_box *b, int place,
 	for (int k = 0; k < FEK_MM_NTERM; k++)
 		e->pot += e->term[k];
 	return 0;
+}
+
+extern "C" int
+fek_mm_gpu_eval(struct fek_mm_gpu *g, const struct fek_box *b, int place,
+    double *x, double *f, struct fek_mm_energy *e)
+{
+	const struct fek_mm_top *t = g->t;
+	struct mm_dev *d = &g->d;
+	long n = t->n;
+
+	memset(e, 0, sizeof *e);
+	if (n == 0)
+		return 0;
+	CK(cudaMemcpy(d->x, x, n * 3 * sizeof(double), cudaMemcpyHostToDevice),
+	    "positions");
+	if (mm_gpu_forces(g, b, place) < 0)
+		return -1;
+	CK(cudaMemcpy(g->fh, d->f, n * 3 * sizeof(unsigned long long),
+	    cudaMemcpyDeviceToHost), "forces");
+	if (place && t->il[FEK_MM_VSITE3].n > 0)
+		CK(cudaMemcpy(x, d->x, n * 3 * sizeof(double),
+		    cudaMemcpyDeviceToHost), "positions");
+	for (long i = 0; i < 3 * n; i++)
+		f[i] = mm_acc_value(g->fh[i]);
+	return mm_gpu_energy(g, b, e);
 }
 
 extern "C" void

@@ -30,6 +30,16 @@ int	fek_mm_gpu_eval(struct fek_mm_gpu *g, const struct fek_box *b,
 	    int place, double *x, double *f, struct fek_mm_energy *e);
 void	fek_mm_gpu_free(struct fek_mm_gpu *g);
 
+/* fek_mm_run (mm.h) resident on the GPU (kernels/mm_run.cu): the
+ * positions, velocities and forces stay on the device, the constraints
+ * (SETTLE, SHAKE/RATTLE) and the integrator of p run there; x and v
+ * (host, n x 3) are the start and receive the end; sink sees the log's
+ * and the frames' steps.  No v-rescale (fek_seterr(64)).  -1 with
+ * fek_seterr (1: a constraint did not converge; 70: CUDA). */
+int	fek_mm_gpu_run(struct fek_mm_gpu *g, const struct fek_mm_md *p,
+	    struct fek_box *b, double *x, double *v,
+	    const struct fek_mm_sink *sink);
+
 /* fek_mm_replicas_run (mm.h) on the GPU (kernels/mm_batch.cu): every
  * replica in one launch, a warp each, for systems of up to 320 atoms
  * without PME, settles or virtual sites (fek_seterr(64) otherwise; 69:

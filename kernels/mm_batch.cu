@@ -457,19 +457,6 @@ k_batch(struct bdev d, long R, long long s0, long long s1, int last)
 	if (e_ != cudaSuccess) { fek_cuda_fail(e_, what); goto fail; } } \
 	while (0)
 
-static cudaError_t
-up(void **dst, const void *p, size_t n)
-{
-	cudaError_t e;
-
-	*dst = NULL;
-	if (n == 0)
-		return cudaSuccess;
-	if ((e = cudaMalloc(dst, n)) != cudaSuccess)
-		return e;
-	return cudaMemcpy(*dst, p, n, cudaMemcpyHostToDevice);
-}
-
 static int
 is_excluded(const struct fek_mm_top *t, long i, long j)
 {
@@ -477,14 +464,6 @@ is_excluded(const struct fek_mm_top *t, long i, long j)
 		if (t->xlist[k] == j)
 			return 1;
 	return 0;
-}
-
-static int
-root(int *p, int a)
-{
-	while (p[a] != a)
-		a = p[a] = p[p[a]];
-	return a;
 }
 
 extern "C" int
@@ -496,8 +475,9 @@ fek_mm_gpu_replicas_run(const struct fek_mm_top *t, const struct fek_mm_opt *o,
 	long n = t->n, R = bt->nrep * bt->nwin, np = 0, ne = 0, nbi = 0;
 	long long nsamp = fek_mm_batch_nsamp(bt, p->nsteps);
 	struct bdev d;
-	int ndev = 0, rc = -1, fail = 0, *clp = NULL, *par = NULL;
-	int2 *pij = NULL, *eij = NULL, *cij = NULL;
+	int ndev = 0, rc = -1, fail = 0, *clp = NULL, *cat = NULL;
+	int2 *pij = NULL, *eij = NULL;
+	struct fek_mm_constr *cc = NULL;
 	double *ppar = NULL, *eqq = NULL, *cd = NULL;
 	struct bint *bi = NULL;
 	unsigned long long *keys = NULL;
@@ -560,50 +540,12 @@ fek_mm_gpu_replicas_run(const struct fek_mm_top *t, const struct fek_mm_opt *o,
 				    fek_mm_npar[k] + q];
 		}
 
-	/* constraints into connected clusters, each in the CPU's order */
-	par = (int *)fek_alloc(n, sizeof *par);
-	clp = (int *)fek_alloc(ncon + 2, sizeof *clp);
-	cij = (int2 *)fek_alloc(ncon + 1, sizeof *cij);
-	cd = (double *)fek_alloc(ncon + 1, sizeof *cd);
-	for (long i = 0; i < n; i++)
-		par[i] = (int)i;
-	for (int k = 0; k < ncon; k++) {
-		int a = root(par, t->il[FEK_MM_CONSTR].atoms[2 * k]);
-		int c = root(par, t->il[FEK_MM_CONSTR].atoms[2 * k + 1]);
-
-		par[a > c ? a : c] = a < c ? a : c;
-	}
-	{
-		int *done = (int *)fek_alloc(n, sizeof *done), m = 0;
-
-		for (int k = 0; k < ncon; k++) {
-			int rk = root(par, t->il[FEK_MM_CONSTR].atoms[2 * k]);
-
-			if (done[rk])
-				continue;
-			done[rk] = 1;
-			clp[ncl++] = m;
-			for (int q = k; q < ncon; q++)
-				if (root(par, t->il[FEK_MM_CONSTR].atoms[2 *
-				    q]) == rk) {
-					cij[m].x = t->il[FEK_MM_CONSTR].atoms[2 *
-					    q];
-					cij[m].y = t->il[FEK_MM_CONSTR].atoms[2 *
-					    q + 1];
-					cd[m++] = t->il[FEK_MM_CONSTR].par[q];
-				}
-		}
-		clp[ncl] = m;
-		free(done);
-	}
-	for (int k = 0; k < ncon; k++) {
-		int i = cij[k].x, j = cij[k].y;
-
-		if (t->mass[i] <= 0 || t->mass[j] <= 0) {
-			fek_seterr(FEK_EX_DATA, "constraint of atoms %d and %d: "
-			    "an atom without mass", i + 1, j + 1);
+	/* constraints into connected clusters (constr.c), each in the
+	 * CPU's order; fek_mm_constr_new checks their atoms' masses */
+	if (ncon > 0) {
+		if ((cc = fek_mm_constr_new(t, p->constr_tol)) == NULL)
 			goto out;
-		}
+		ncl = fek_mm_constr_clusters(cc, &clp, &cat, &cd);
 	}
 
 	d.n = (int)n;
@@ -637,31 +579,32 @@ fek_mm_gpu_replicas_run(const struct fek_mm_top *t, const struct fek_mm_opt *o,
 
 		for (long i = 0; i < n; i++)
 			im[i] = t->mass[i] > 0 ? 1 / t->mass[i] : 0;
-		e = up((void **)&d.im, im, n * sizeof *im);
+		e = fek_cuda_up((void **)&d.im, im, n * sizeof *im);
 		free(im);
 		CK(e, "masses");
 	}
-	CK(up((void **)&d.pij, pij, np * sizeof *pij), "pairs");
-	CK(up((void **)&d.ppar, ppar, 3 * np * sizeof *ppar), "pairs");
-	CK(up((void **)&d.eij, eij, ne * sizeof *eij), "exclusions");
-	CK(up((void **)&d.eqq, eqq, ne * sizeof *eqq), "exclusions");
-	CK(up((void **)&d.bi, bi, nbi * sizeof *bi), "bonded");
-	CK(up((void **)&d.clstart, clp, (ncl + 1) * sizeof *clp),
+	CK(fek_cuda_up((void **)&d.pij, pij, np * sizeof *pij), "pairs");
+	CK(fek_cuda_up((void **)&d.ppar, ppar, 3 * np * sizeof *ppar), "pairs");
+	CK(fek_cuda_up((void **)&d.eij, eij, ne * sizeof *eij), "exclusions");
+	CK(fek_cuda_up((void **)&d.eqq, eqq, ne * sizeof *eqq), "exclusions");
+	CK(fek_cuda_up((void **)&d.bi, bi, nbi * sizeof *bi), "bonded");
+	CK(fek_cuda_up((void **)&d.clstart, clp, (ncl + 1) * sizeof *clp),
 	    "constraints");
-	CK(up((void **)&d.cij, cij, ncon * sizeof *cij), "constraints");
-	CK(up((void **)&d.cd, cd, ncon * sizeof *cd), "constraints");
+	CK(fek_cuda_up((void **)&d.cij, cat, ncon * sizeof(int2)),
+	    "constraints");
+	CK(fek_cuda_up((void **)&d.cd, cd, ncon * sizeof *cd), "constraints");
 	if (bt->centre != NULL) {
-		CK(up((void **)&d.centre, bt->centre, bt->nwin * cv->ncv *
+		CK(fek_cuda_up((void **)&d.centre, bt->centre, bt->nwin * cv->ncv *
 		    sizeof(double)), "windows");
-		CK(up((void **)&d.spring, bt->spring, bt->nwin * cv->ncv *
+		CK(fek_cuda_up((void **)&d.spring, bt->spring, bt->nwin * cv->ncv *
 		    sizeof(double)), "windows");
 	}
-	CK(up((void **)&d.key, keys, R * sizeof *keys), "keys");
+	CK(fek_cuda_up((void **)&d.key, keys, R * sizeof *keys), "keys");
 	/* every replica starts from x's first configuration */
 	for (long r = 1; r < R; r++)
 		memcpy(x + r * 3 * n, x, 3 * n * sizeof *x);
-	CK(up((void **)&d.x, x, R * 3 * n * sizeof *x), "positions");
-	CK(up((void **)&d.v, v, R * 3 * n * sizeof *v), "velocities");
+	CK(fek_cuda_up((void **)&d.x, x, R * 3 * n * sizeof *x), "positions");
+	CK(fek_cuda_up((void **)&d.v, v, R * 3 * n * sizeof *v), "velocities");
 	CK(cudaMalloc((void **)&d.samples, (R * nsamp * cv->ncv > 0 ? R *
 	    nsamp * cv->ncv : 1) * sizeof(double)), "samples");
 	CK(cudaMalloc((void **)&d.fail, sizeof(int)), "flag");
@@ -727,9 +670,9 @@ out:
 	free(eij);
 	free(eqq);
 	free(bi);
-	free(par);
 	free(clp);
-	free(cij);
+	free(cat);
+	fek_mm_constr_free(cc);
 	free(cd);
 	free(keys);
 	return rc;

@@ -84,4 +84,22 @@ int	mm_pme_gpu_eval(struct mm_pme_gpu *p, const struct mm_dev *d,
 	    const struct fek_box *b);
 void	mm_pme_gpu_free(struct mm_pme_gpu *p);
 
+/* mm.cu's context (mm.cuh's struct fek_mm_gpu). */
+struct fek_mm_gpu {
+	const struct fek_mm_top *t;
+	struct fek_mm_opt o;
+	struct mm_dev d;
+	struct mm_pme_gpu *pme;
+	double self;			/* PME: the Ewald self energy */
+	unsigned long long *fh;		/* host copy of the force
+					   accumulators */
+};
+/* mm.cu: the forces of d->x (with place, the sites placed first) into
+ * d->f and the terms into d->acc, on the device only. */
+int	mm_gpu_forces(struct fek_mm_gpu *g, const struct fek_box *b, int place);
+/* mm.cu: the terms of the last mm_gpu_forces into e, booked as
+ * energy.c books them (e->pot their sum). */
+int	mm_gpu_energy(struct fek_mm_gpu *g, const struct fek_box *b,
+	    struct fek_mm_energy *e);
+
 #endif

@@ -7,12 +7,16 @@
  * A cell list of cells at least max(rc, rvdw) wide (all pairs when a
  * width holds fewer than three): each atom's cell (k_mm_cells), CUB's
  * stable radix sort of (cell, atom), the cells' first and last entries
- * (k_mm_starts).  Then a thread an atom (k_mm_pairs) visits the 27 cells
- * around its own and sums, over the partners within the cutoffs that it
- * does not exclude, the force on itself and half of each pair's energy
- * and virial; then its excluded partners' corrections and its self term.
- * Every thread's sums run in a fixed order (the sort is stable), a block
- * adds its threads' energies and virial in a fixed tree, and forces,
+ * (k_mm_starts), and the atoms' positions, charges and types copied in
+ * that order (k_mm_gather), so that a cell's atoms lie in one stretch.
+ * Then a warp an atom, in sorted order (k_mm_pairs), visits the 27 cells
+ * around its own, its 32 lanes taking a cell's atoms in turn, and sums,
+ * over the partners within the cutoffs that it does not exclude, the
+ * force on itself and half of each pair's energy and virial; then its
+ * excluded partners' corrections and its self term.  Every lane's sums
+ * run in a fixed order (the sort is stable), the lanes' forces are added
+ * in a fixed shuffle tree, a block adds its threads' energies and virial
+ * in a fixed tree, and forces,
  * energies and virial go to the fixed-point accumulators (mm_int.cuh), so
  * the result does not depend on the order of threads or blocks.
  */
@@ -34,7 +38,8 @@ extern "C" {
 
 /* The cell list's buffers, grown as needed (one set a process). */
 static struct {
-	int *key, *val, *key_s, *val_s, *cstart, *cend;
+	int *key, *val, *key_s, *val_s, *cstart, *cend, *ts;
+	double *xs, *qs;
 	long cap, capcell;
 	void *tmp;
 	size_t tmp_bytes;
@@ -102,21 +107,50 @@ mm_excluded(const long *xstart, const int *xlist, long i, int j)
 	return 0;
 }
 
+/* The sorted atoms' positions, charges and types (k = 0 .. n - 1:
+ * atom val_s[k]), so that a warp reads a cell's atoms in one stretch. */
+__global__ void
+k_mm_gather(long n, const double *x, const double *q, const int *type,
+    const int *val_s, double *xs, double *qs, int *ts)
+{
+	long k = blockIdx.x * (long)blockDim.x + threadIdx.x;
+
+	if (k >= n)
+		return;
+	int j = val_s[k];
+
+	for (int a = 0; a < 3; a++)
+		xs[3 * k + a] = x[3 * j + a];
+	qs[k] = q[j];
+	ts[k] = type[j];
+}
+
+/* The sum of a warp's v, the same tree every time. */
+static __device__ __forceinline__ double
+mm_wsum(double v)
+{
+	for (int o = 16; o > 0; o >>= 1)
+		v += __shfl_xor_sync(0xffffffffu, v, o);
+	return v;
+}
+
 __global__ void __launch_bounds__(NB_BLOCK)
 k_mm_pairs(struct mm_dev d, struct fek_mm_nbpar p, struct fek_box b, int3 nc,
-    double rmax2, const int *val_s, const int *cstart, const int *cend)
+    double rmax2, const int *val_s, const int *cstart, const int *cend,
+    const double *xs, const double *qs, const int *ts)
 {
 	__shared__ double red[NB_SUMS][NB_BLOCK];
-	long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+	long w = (blockIdx.x * (long)blockDim.x + threadIdx.x) / 32;
+	int lane = threadIdx.x % 32, tid = threadIdx.x;
 	double fi[3] = { 0, 0, 0 }, sums[NB_SUMS];
-	int tid = threadIdx.x;
 
 	for (int k = 0; k < NB_SUMS; k++)
 		sums[k] = 0;
-	if (i < d.n) {
-		const double *xi = d.x + 3 * i;
-		double qi = d.q[i], elj = 0, ec = 0, ex = 0;
-		int ti = d.type[i], ncv[3] = { nc.x, nc.y, nc.z };
+	if (w < d.n) {
+		int i = val_s[w];
+		double xi[3] = { xs[3 * w], xs[3 * w + 1], xs[3 * w + 2] };
+		double qi = qs[w], elj = 0, ec = 0, ex = 0;
+		int ti = ts[w], ncv[3] = { nc.x, nc.y, nc.z };
 		int c = mm_cell_of(&b, xi, ncv);
 		int cx = c % nc.x, cy = (c / nc.x) % nc.y, cz = c / (nc.x *
 		    nc.y);
@@ -128,24 +162,26 @@ k_mm_pairs(struct mm_dev d, struct fek_mm_nbpar p, struct fek_box b, int3 nc,
 			int az = (cz + k / 9 - 1 + nc.z) % nc.z;
 			int cc = ncell == 1 ? 0 : ax + nc.x * (ay + nc.y * az);
 
-			for (int s = cstart[cc]; s < cend[cc]; s++) {
-				int j = val_s[s];
+			for (int s = cstart[cc] + lane; s < cend[cc];
+			    s += 32) {
 				double dd[3], r2, fij[3];
-				int tj;
+				int j, tj;
 
-				if (j == i)
+				if (s == w)
 					continue;
 				for (int a = 0; a < 3; a++)
-					dd[a] = xi[a] - d.x[3 * j + a];
+					dd[a] = xi[a] - xs[3 * s + a];
 				fek_box_minimage(&b, dd);
 				r2 = dd[0] * dd[0] + dd[1] * dd[1] + dd[2] *
 				    dd[2];
-				if (r2 >= rmax2 || mm_excluded(d.xstart,
-				    d.xlist, i, j))
+				if (r2 >= rmax2)
 					continue;
-				tj = d.type[j];
+				j = val_s[s];
+				if (mm_excluded(d.xstart, d.xlist, i, j))
+					continue;
+				tj = ts[s];
 				fek_mm_nb_pair(&p, d.c6[ti * d.ntype + tj],
-				    d.c12[ti * d.ntype + tj], qi * d.q[j], r2,
+				    d.c12[ti * d.ntype + tj], qi * qs[s], r2,
 				    dd, &elj, &ec, fij);
 				for (int a = 0; a < 3; a++) {
 					fi[a] += fij[a];
@@ -155,7 +191,8 @@ k_mm_pairs(struct mm_dev d, struct fek_mm_nbpar p, struct fek_box b, int3 nc,
 				}
 			}
 		}
-		for (long k = d.xstart[i]; k < d.xstart[i + 1]; k++) {
+		for (long k = d.xstart[i] + lane; k < d.xstart[i + 1];
+		    k += 32) {
 			int j = d.xlist[k];
 			double dd[3], r2, fij[3];
 
@@ -172,9 +209,13 @@ k_mm_pairs(struct mm_dev d, struct fek_mm_nbpar p, struct fek_box b, int3 nc,
 			}
 		}
 		sums[0] = 0.5 * elj;
-		sums[1] = 0.5 * (ec + ex) + fek_mm_nb_self(&p, qi);
+		sums[1] = 0.5 * (ec + ex) + (lane == 0 ?
+		    fek_mm_nb_self(&p, qi) : 0);
 		for (int a = 0; a < 3; a++)
-			mm_acc(&d.f[3 * i + a], fi[a]);
+			fi[a] = mm_wsum(fi[a]);
+		if (lane == 0)
+			for (int a = 0; a < 3; a++)
+				mm_acc(&d.f[3 * i + a], fi[a]);
 	}
 	/* the block's sums in a fixed tree, then once to the accumulators */
 	for (int k = 0; k < NB_SUMS; k++)
@@ -207,9 +248,16 @@ nb_reserve(long n, long ncell)
 		cudaFree(nb.key_s);
 		cudaFree(nb.val_s);
 		cudaFree(nb.tmp);
-		nb.key = nb.val = nb.key_s = nb.val_s = NULL;
+		cudaFree(nb.xs);
+		cudaFree(nb.qs);
+		cudaFree(nb.ts);
+		nb.key = nb.val = nb.key_s = nb.val_s = nb.ts = NULL;
+		nb.xs = nb.qs = NULL;
 		nb.tmp = NULL;
 		nb.cap = n + n / 4 + 64;
+		CK(cudaMalloc(&nb.xs, 3 * nb.cap * sizeof(double)), "cells");
+		CK(cudaMalloc(&nb.qs, nb.cap * sizeof(double)), "cells");
+		CK(cudaMalloc(&nb.ts, nb.cap * sizeof(int)), "cells");
 		CK(cudaMalloc(&nb.key, nb.cap * sizeof(int)), "cells");
 		CK(cudaMalloc(&nb.val, nb.cap * sizeof(int)), "cells");
 		CK(cudaMalloc(&nb.key_s, nb.cap * sizeof(int)), "cells");
@@ -266,7 +314,12 @@ mm_nonbonded_launch(const struct mm_dev *d, const struct fek_mm_opt *o,
 	k_mm_starts<<<nblk, NB_BLOCK>>>(n, nb.key_s, nb.cstart, nb.cend);
 	if (fek_cuda_launched("k_mm_starts") < 0)
 		return -1;
-	k_mm_pairs<<<nblk, NB_BLOCK>>>(*d, p, *b, make_int3(nc[0], nc[1],
-	    nc[2]), rmax * rmax, nb.val_s, nb.cstart, nb.cend);
+	k_mm_gather<<<nblk, NB_BLOCK>>>(n, d->x, d->q, d->type, nb.val_s,
+	    nb.xs, nb.qs, nb.ts);
+	if (fek_cuda_launched("k_mm_gather") < 0)
+		return -1;
+	k_mm_pairs<<<(unsigned)((32 * n + NB_BLOCK - 1) / NB_BLOCK),
+	    NB_BLOCK>>>(*d, p, *b, make_int3(nc[0], nc[1], nc[2]), rmax * rmax,
+	    nb.val_s, nb.cstart, nb.cend, nb.xs, nb.qs, nb.ts);
 	return fek_cuda_launched("k_mm_pairs");
 }

@@ -36,3 +36,11 @@ fek_mm_gpu_replicas_run(const struct fek_mm_top *t, const struct fek_mm_opt *o,
 	return fek_seterr(FEK_EX_UNAVAILABLE, "-d gpu: fek was built without "
 	    "CUDA (nvcc not found)");
 }
+
+int
+fek_mm_gpu_run(struct fek_mm_gpu *g, const struct fek_mm_md *p,
+    struct fek_box *b, double *x, double *v, const struct fek_mm_sink *sink)
+{
+	return fek_seterr(FEK_EX_UNAVAILABLE, "-d gpu: fek was built without "
+	    "CUDA (nvcc not found)");
+}

@@ -499,6 +499,103 @@ sys_waters(struct sys *s, int shake)
 }
 
 /*
+ * fek_mm_constr_clusters on sys_main's bonds (ethanol, a ring, a strip):
+ * every bond once; bonds that share an atom in one cluster and no atom in
+ * two; each cluster's bonds in the original order, the clusters in the
+ * order of their first bonds.
+ */
+static void
+check_clusters(void)
+{
+	struct sys s;
+	struct fek_mm_constr *c;
+	const double *len;
+	long nb;
+	const int *bond;
+	int *start, *at, *owner, *seen, ncl, ok = 1;
+	double *cl;
+	char why[160] = "";
+
+	sys_main(&s);
+	if ((c = fek_mm_constr_new(&s.t, TOL)) == NULL) {
+		verdict("clusters-new", 0, fek_errmsg());
+		return;
+	}
+	bond = fek_mm_constr_bonds(c, &len, &nb);
+	ncl = fek_mm_constr_clusters(c, &start, &at, &cl);
+	owner = fek_alloc(s.t.n, sizeof *owner);
+	seen = fek_alloc(nb + 1, sizeof *seen);
+	for (long i = 0; i < s.t.n; i++)
+		owner[i] = -1;
+	if (start[0] != 0 || start[ncl] != nb) {
+		ok = 0;
+		snprintf(why, sizeof why, "%d clusters hold %d of %ld bonds",
+		    ncl, start[ncl] - start[0], nb);
+	}
+	for (int q = 0; q < ncl && ok; q++) {
+		long last = -1;
+
+		for (int m = start[q]; m < start[q + 1] && ok; m++) {
+			long k;
+
+			/* which bond of c this is, and that it comes later */
+			for (k = 0; k < nb; k++)
+				if (!seen[k] && bond[2 * k] == at[2 * m] &&
+				    bond[2 * k + 1] == at[2 * m + 1] &&
+				    len[k] == cl[m])
+					break;
+			if (k == nb || k <= last) {
+				ok = 0;
+				snprintf(why, sizeof why, "cluster %d: bond %d "
+				    "is not the next of c's", q, m);
+				break;
+			}
+			seen[k] = 1;
+			last = k;
+			for (int e = 0; e < 2; e++) {
+				int a = at[2 * m + e];
+
+				if (owner[a] >= 0 && owner[a] != q) {
+					ok = 0;
+					snprintf(why, sizeof why, "atom %d in "
+					    "clusters %d and %d", a + 1,
+					    owner[a], q);
+				}
+				owner[a] = q;
+			}
+		}
+	}
+	/* the clusters' first bonds in increasing order of c's */
+	for (int q = 1; q < ncl && ok; q++) {
+		long k0 = -1, k1 = -1;
+
+		for (long k = 0; k < nb; k++) {
+			if (k0 < 0 && bond[2 * k] == at[2 * start[q - 1]] &&
+			    bond[2 * k + 1] == at[2 * start[q - 1] + 1])
+				k0 = k;
+			if (k1 < 0 && bond[2 * k] == at[2 * start[q]] &&
+			    bond[2 * k + 1] == at[2 * start[q] + 1])
+				k1 = k;
+		}
+		if (!(k0 < k1)) {
+			ok = 0;
+			snprintf(why, sizeof why, "clusters %d and %d out of "
+			    "order", q - 1, q);
+		}
+	}
+	if (verbose)
+		printf("# clusters: %ld bonds in %d clusters\n", nb, ncl);
+	verdict("clusters", ok && ncl > 1, why[0] ? why : "one cluster");
+	free(start);
+	free(at);
+	free(cl);
+	free(owner);
+	free(seen);
+	fek_mm_constr_free(c);
+	sys_free(&s);
+}
+
+/*
  * Each molecule of s turned at random and put about a random point of
  * the cell (often near a face): xw whole.
  */
@@ -1455,6 +1552,7 @@ main(int argc, char **argv)
 	gsl_rng_set(rng, seed);
 	check_steps();
 	check_settle_shake();
+	check_clusters();
 	check_bad();
 	if (gro != NULL)
 		check_nve(top, gro, nsteps, dt, pme);

@@ -1503,9 +1503,17 @@ molecules_main(int argc, char **argv)
 		gff.ctx = gpu;
 		gff.eval = gpu_eval;
 	}
-	if (fek_mm_run(&t, &o, &md, &conf.box, conf.x, conf.v, &out.sink,
-	    gpu ? &gff : NULL) < 0)
+	/* on the GPU the whole run stays there, but for v-rescale (and
+	 * FEK_MM_HOSTRUN=1, the host driving the GPU's forces, to compare) */
+	if (gpu != NULL && md.tcoupl == FEK_MM_TC_NONE &&
+	    getenv("FEK_MM_HOSTRUN") == NULL) {
+		if (fek_mm_gpu_run(gpu, &md, &conf.box, conf.x, conf.v,
+		    &out.sink) < 0)
+			fek_die();
+	} else if (fek_mm_run(&t, &o, &md, &conf.box, conf.x, conf.v,
+	    &out.sink, gpu ? &gff : NULL) < 0) {
 		fek_die();
+	}
 	fek_mm_gpu_free(gpu);
 	if (fek_mm_out_finish(&out) < 0)
 		fek_die();

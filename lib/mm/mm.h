@@ -305,6 +305,23 @@ int	fek_mm_constrain_x(struct fek_mm_constr *c, const struct fek_box *b,
 int	fek_mm_constrain_v(struct fek_mm_constr *c, const struct fek_box *b,
 	    const double *x, double *v, double dt, double *vir);
 void	fek_mm_constr_free(struct fek_mm_constr *c);
+/* Its parts, for the GPU (kernels/mm_run.cu): the settles (n of them;
+ * settle_eval.h's struct, canonical geometry included) and SHAKE's bonds
+ * (n pairs of atoms, their lengths into *len), valid while c is. */
+struct fek_mm_settle;
+const struct fek_mm_settle *fek_mm_constr_settles(
+	    const struct fek_mm_constr *c, long *n);
+const int *fek_mm_constr_bonds(const struct fek_mm_constr *c,
+	    const double **len, long *n);
+/* SHAKE's bonds in connected clusters (atoms joined by bonds: a heavy
+ * atom and its hydrogens under h-bonds), clusters in the order of their
+ * first bonds, each cluster's bonds in c's order: cluster q's bonds are k
+ * = (*start)[q] .. (*start)[q + 1] - 1, of atoms (*at)[2 k], (*at)[2 k +
+ * 1] and length (*len)[k].  Returns the number of clusters; the arrays
+ * are the caller's to free.  Clusters share no atom, so the GPU
+ * constrains them in parallel. */
+int	fek_mm_constr_clusters(const struct fek_mm_constr *c, int **start,
+	    int **at, double **len);
 
 /* ---- dynamics (run.c) ------------------------------------------------------ */
 
@@ -340,6 +357,8 @@ struct fek_mm_sink {
 		    const struct fek_box *b, const double *x, const double *v);
 };
 
+/* Kinetic energy of velocities v (n x 3) of t's atoms, kJ/mol. */
+double	fek_mm_kinetic(const struct fek_mm_top *t, const double *v);
 /* Degrees of freedom: 3 a massive atom, less the constraints of c (may
  * be NULL) and, for FEK_MM_INT_VV (which conserves the momentum), the
  * centre of mass's 3. */

@@ -40,9 +40,8 @@
 #include "md/pmd.h"
 #include "mm/mm.h"
 
-/* Kinetic energy of v (kJ/mol). */
-static double
-kinetic(const struct fek_mm_top *t, const double *v)
+double
+fek_mm_kinetic(const struct fek_mm_top *t, const double *v)
 {
 	double k = 0;
 
@@ -174,7 +173,7 @@ fek_mm_run(const struct fek_mm_top *t, const struct fek_mm_opt *o,
 	if (ff->eval(ff->ctx, b, 1, x, f, &e) < 0)
 		goto out;
 	for (long long step = 0;; step++) {
-		double K = kinetic(t, v);
+		double K = fek_mm_kinetic(t, v);
 
 		if (sink->log != NULL && p->logevery > 0 &&
 		    step % p->logevery == 0 && sink->log(sink->ctx, step,
@@ -204,7 +203,7 @@ fek_mm_run(const struct fek_mm_top *t, const struct fek_mm_opt *o,
 			    NULL) < 0)
 				goto out;
 			if (rng != NULL) {
-				double K0 = kinetic(t, v), al = vrescale_alpha(K0,
+				double K0 = fek_mm_kinetic(t, v), al = vrescale_alpha(K0,
 				    0.5 * ndf * p->kT, ndf, exp(-dt / p->tau_t),
 				    rng);
 

@@ -1,0 +1,444 @@
+/*
+ * mm_run.cu - md-gpu --top's dynamics resident on the GPU (mm.cuh's
+ * fek_mm_gpu_run): lib/mm/run.c's integrators, step for step, with the
+ * positions, velocities and forces kept on the device; the host sees
+ * them only at the log's and the frames' steps.
+ *
+ *   velocity Verlet with RATTLE (Swope et al., J. Chem. Phys. 76, 637
+ *     (1982); Andersen, J. Comput. Phys. 52, 24 (1983)) and Langevin
+ *     "middle" (Zhang et al., J. Phys. Chem. A 123, 6056 (2019)), with
+ *     run.c's Philox normals (key, atom, step): the same trajectory as
+ *     the CPU's until rounding grows;
+ *   SETTLE for rigid waters (Miyamoto and Kollman, J. Comput. Chem. 13,
+ *     952 (1992)), a thread a water, with lib/mm/settle_eval.h's
+ *     arithmetic, constr.c's own;
+ *   SHAKE and RATTLE for the other constraints (Ryckaert et al., J.
+ *     Comput. Phys. 23, 327 (1977)), split on the host into connected
+ *     clusters (a heavy atom and its hydrogens under h-bonds), a thread a
+ *     cluster iterating over its bonds in constr.c's order until each
+ *     is within the tolerance.  RATTLE's tolerance is taken from the root
+ *     mean square speed of the cluster's own atoms, where constr.c takes
+ *     all constrained atoms': both stop below tol relative;
+ *   the forces of mm.cu (mm_gpu_forces), virtual sites placed from their
+ *     atoms after every move.
+ *
+ * A constraint that fails sets a flag that the host reads every 100
+ * steps and at each log or frame: the run then stops (exit 1).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuda_runtime.h>
+
+#include "mm/settle_eval.h"
+extern "C" {
+#include "fek.h"
+#include "md/pmd.h"
+}
+#include "cuda_check.cuh"
+#include "mm_int.cuh"
+#include "mm.cuh"
+
+#define RUN_BLOCK 128
+#define SHAKE_MAXIT 1000		/* as constr.c */
+#define CHECK_EVERY 100			/* steps between looks at the flag */
+
+/* The run's own device arrays. */
+struct run_dev {
+	long n, nsettle;
+	int ncl;
+	double *v, *xold, *xs, *im;	/* 3n, 3n, 3n, n */
+	struct fek_mm_settle *settle;
+	int *clstart;			/* ncl + 1 */
+	int2 *cij;			/* bonds in cluster order */
+	double *cd;			/* their lengths */
+	int *fail;
+};
+
+static __global__ void
+k_kick(long n3, const unsigned long long *f, const double *im, double *v,
+    double h)
+{
+	long k = blockIdx.x * (long)blockDim.x + threadIdx.x;
+
+	if (k < n3)
+		v[k] += h * mm_acc_value(f[k]) * im[k / 3];
+}
+
+/* Velocity Verlet's drift: xold = x; x += dt v. */
+static __global__ void
+k_drift(long n3, double *x, const double *v, double *xold, double dt)
+{
+	long k = blockIdx.x * (long)blockDim.x + threadIdx.x;
+
+	if (k < n3) {
+		xold[k] = x[k];
+		x[k] += dt * v[k];
+	}
+}
+
+/* Langevin middle's x += dt/2 v; v = a v + sqrt((1 - a^2) kT / m) xi;
+ * x += dt/2 v, an atom a thread (xold = x first). */
+static __global__ void
+k_middle(long n, double *x, double *v, double *xold, const double *im,
+    double a, double kT, unsigned long long key, long long step, double dt)
+{
+	long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+	double z[4], s;
+
+	if (i >= n)
+		return;
+	for (int e = 0; e < 3; e++) {
+		xold[3 * i + e] = x[3 * i + e];
+		x[3 * i + e] += 0.5 * dt * v[3 * i + e];
+	}
+	if (im[i] == 0)
+		return;
+	fek_pmd_normals4(key, (uint32_t)i, 0, (uint64_t)step,
+	    FEK_RNG_LANGEVIN, 0, z);
+	s = sqrt((1 - a * a) * kT * im[i]);
+	for (int e = 0; e < 3; e++) {
+		v[3 * i + e] = a * v[3 * i + e] + s * z[e];
+		x[3 * i + e] += 0.5 * dt * v[3 * i + e];
+	}
+}
+
+static __global__ void
+k_copy(long n3, const double *from, double *to)
+{
+	long k = blockIdx.x * (long)blockDim.x + threadIdx.x;
+
+	if (k < n3)
+		to[k] = from[k];
+}
+
+/* The constraints' moves / dt into v (0 for the unconstrained). */
+static __global__ void
+k_vcorr(long n3, const double *x, const double *xs, double *v, double dt)
+{
+	long k = blockIdx.x * (long)blockDim.x + threadIdx.x;
+
+	if (k < n3)
+		v[k] += (x[k] - xs[k]) / dt;
+}
+
+static __global__ void
+k_settle_x(long ns, const struct fek_mm_settle *w, struct fek_box b,
+    const double *xref, double *x, int *fail)
+{
+	long s = blockIdx.x * (long)blockDim.x + threadIdx.x;
+
+	if (s < ns && fek_mm_settle_x(&w[s], &b, xref, x, 0, NULL, NULL) < 0)
+		atomicCAS(fail, 0, 1);
+}
+
+static __global__ void
+k_settle_v(long ns, const struct fek_mm_settle *w, struct fek_box b,
+    const double *x, double *v, int *fail)
+{
+	long s = blockIdx.x * (long)blockDim.x + threadIdx.x;
+
+	if (s < ns && fek_mm_settle_v(&w[s], &b, x, v, 0, NULL) < 0)
+		atomicCAS(fail, 0, 1);
+}
+
+/* SHAKE of cluster c's bonds: x from xref (constr.c's sweep). */
+static __global__ void
+k_shake(int ncl, const int *clstart, const int2 *cij, const double *cd,
+    const double *im, struct fek_box b, double tol, const double *xref,
+    double *x, int *fail)
+{
+	int c = blockIdx.x * blockDim.x + threadIdx.x;
+
+	if (c >= ncl)
+		return;
+	for (int it = 0; it < SHAKE_MAXIT; it++) {
+		int done = 1;
+
+		for (int k = clstart[c]; k < clstart[c + 1]; k++) {
+			int i = cij[k].x, j = cij[k].y;
+			double r[3], rref[3], d2 = cd[k] * cd[k], diff, rr, g;
+
+			fek_vimage(&b, xref, i, j, rref);
+			fek_vimage(&b, x, i, j, r);
+			diff = d2 - fek_vdot(r, r);
+			if (fabs(diff) <= 2 * tol * d2)
+				continue;
+			done = 0;
+			rr = fek_vdot(r, rref);
+			if (!(rr > 1e-6 * d2)) {
+				atomicCAS(fail, 0, 2);
+				return;
+			}
+			g = diff / (2 * (im[i] + im[j]) * rr);
+			for (int e = 0; e < 3; e++) {
+				x[3 * i + e] += g * im[i] * rref[e];
+				x[3 * j + e] -= g * im[j] * rref[e];
+			}
+		}
+		if (done)
+			return;
+	}
+	atomicCAS(fail, 0, 2);
+}
+
+/* RATTLE of cluster c's bonds at x: v. */
+static __global__ void
+k_rattle(int ncl, const int *clstart, const int2 *cij, const double *im,
+    struct fek_box b, double tol, const double *x, double *v, int *fail)
+{
+	int c = blockIdx.x * blockDim.x + threadIdx.x;
+	double u2 = 0, vtol;
+	int lo, hi;
+
+	if (c >= ncl)
+		return;
+	lo = clstart[c];
+	hi = clstart[c + 1];
+	for (int k = lo; k < hi; k++) {
+		int i = cij[k].x, j = cij[k].y;
+
+		u2 += fek_vdot(v + 3 * i, v + 3 * i) + fek_vdot(v + 3 * j,
+		    v + 3 * j);
+	}
+	if (u2 == 0)
+		return;
+	vtol = tol * sqrt(u2 / (2 * (hi - lo)));
+	for (int it = 0; it < SHAKE_MAXIT; it++) {
+		int done = 1;
+
+		for (int k = lo; k < hi; k++) {
+			int i = cij[k].x, j = cij[k].y;
+			double r[3], vij[3], rv, r2, h;
+
+			fek_vimage(&b, x, i, j, r);
+			for (int e = 0; e < 3; e++)
+				vij[e] = v[3 * i + e] - v[3 * j + e];
+			rv = fek_vdot(r, vij);
+			r2 = fek_vdot(r, r);
+			if (fabs(rv) <= vtol * sqrt(r2))
+				continue;
+			done = 0;
+			h = -rv / ((im[i] + im[j]) * r2);
+			for (int e = 0; e < 3; e++) {
+				v[3 * i + e] += h * im[i] * r[e];
+				v[3 * j + e] -= h * im[j] * r[e];
+			}
+		}
+		if (done)
+			return;
+	}
+	atomicCAS(fail, 0, 3);
+}
+
+/* ---- the host ------------------------------------------------------------ */
+
+#define CK(call, what) do { cudaError_t e_ = (call); \
+	if (e_ != cudaSuccess) { fek_cuda_fail(e_, what); goto out; } } \
+	while (0)
+#define GRID(m) ((unsigned)(((m) + RUN_BLOCK - 1) / RUN_BLOCK)), RUN_BLOCK
+
+/* x constrained from xref (SETTLE, then SHAKE); with vcorr the moves /
+ * dt into v. */
+static int
+constrain_x(struct run_dev *r, const struct fek_mm_gpu *g,
+    const struct fek_box *b, double tol, const double *xref, double dt,
+    int vcorr)
+{
+	double *x = g->d.x;
+	long n3 = 3 * r->n;
+
+	if (r->nsettle + r->ncl == 0)
+		return 0;
+	if (vcorr)
+		k_copy<<<GRID(n3)>>>(n3, x, r->xs);
+	if (r->nsettle > 0)
+		k_settle_x<<<GRID(r->nsettle)>>>(r->nsettle, r->settle, *b,
+		    xref, x, r->fail);
+	if (r->ncl > 0)
+		k_shake<<<GRID(r->ncl)>>>(r->ncl, r->clstart, r->cij, r->cd,
+		    r->im, *b, tol, xref, x, r->fail);
+	if (vcorr)
+		k_vcorr<<<GRID(n3)>>>(n3, x, r->xs, r->v, dt);
+	return fek_cuda_launched("constraints");
+}
+
+static int
+constrain_v(struct run_dev *r, const struct fek_mm_gpu *g,
+    const struct fek_box *b, double tol)
+{
+	if (r->nsettle > 0)
+		k_settle_v<<<GRID(r->nsettle)>>>(r->nsettle, r->settle, *b,
+		    g->d.x, r->v, r->fail);
+	if (r->ncl > 0)
+		k_rattle<<<GRID(r->ncl)>>>(r->ncl, r->clstart, r->cij, r->im,
+		    *b, tol, g->d.x, r->v, r->fail);
+	return fek_cuda_launched("velocity constraints");
+}
+
+/* The flag of a failed constraint: 0, or -1 with fek_seterr(1). */
+static int
+check_fail(struct run_dev *r, long long step)
+{
+	int f = 0;
+	cudaError_t e = cudaMemcpy(&f, r->fail, sizeof f,
+	    cudaMemcpyDeviceToHost);
+
+	if (e != cudaSuccess)
+		return fek_cuda_fail(e, "flag");
+	if (f == 0)
+		return 0;
+	return fek_seterr(FEK_EX_NUMERIC, "%s did not converge by step %lld "
+	    "(is the time step too large?)", f == 1 ? "SETTLE" : f == 2 ?
+	    "SHAKE" : "RATTLE", step);
+}
+
+extern "C" int
+fek_mm_gpu_run(struct fek_mm_gpu *g, const struct fek_mm_md *p,
+    struct fek_box *b, double *x, double *v, const struct fek_mm_sink *sink)
+{
+	const struct fek_mm_top *t = g->t;
+	struct mm_dev *d = &g->d;
+	struct run_dev r;
+	struct fek_mm_constr *cc = NULL;
+	struct fek_mm_energy e;
+	long n = t->n, n3 = 3 * n, ndf;
+	double dt = p->dt, a = exp(-p->gamma * dt), *im = NULL;
+	int *clstart = NULL, *cat = NULL, rc = -1;
+	double *cd = NULL;
+
+	memset(&r, 0, sizeof r);
+	r.n = n;
+	if (p->integrator == FEK_MM_INT_VV && p->tcoupl != FEK_MM_TC_NONE)
+		return fek_seterr(FEK_EX_USAGE, "the GPU-resident run has no "
+		    "v-rescale (the host-driven one has)");
+	if (n == 0)
+		return fek_seterr(FEK_EX_DATA, "no atoms");
+	if (t->il[FEK_MM_SETTLE].n + t->il[FEK_MM_CONSTR].n > 0 &&
+	    (cc = fek_mm_constr_new(t, p->constr_tol)) == NULL)
+		return -1;
+	ndf = fek_mm_dof(t, cc, p->integrator);
+	im = (double *)fek_alloc(n, sizeof *im);
+	for (long i = 0; i < n; i++)
+		im[i] = t->mass[i] > 0 ? 1 / t->mass[i] : 0;
+	CK(cudaMalloc((void **)&r.v, n3 * sizeof(double)), "velocities");
+	CK(cudaMalloc((void **)&r.xold, n3 * sizeof(double)), "positions");
+	CK(cudaMalloc((void **)&r.xs, n3 * sizeof(double)), "positions");
+	CK(cudaMalloc((void **)&r.im, n * sizeof(double)), "masses");
+	CK(cudaMalloc((void **)&r.fail, sizeof(int)), "flag");
+	CK(cudaMemset(r.fail, 0, sizeof(int)), "flag");
+	CK(cudaMemcpy(r.im, im, n * sizeof(double), cudaMemcpyHostToDevice),
+	    "masses");
+	if (cc != NULL) {
+		const struct fek_mm_settle *s = fek_mm_constr_settles(cc,
+		    &r.nsettle);
+
+		if (r.nsettle > 0) {
+			CK(cudaMalloc((void **)&r.settle, r.nsettle *
+			    sizeof *s), "settles");
+			CK(cudaMemcpy(r.settle, s, r.nsettle * sizeof *s,
+			    cudaMemcpyHostToDevice), "settles");
+		}
+		r.ncl = fek_mm_constr_clusters(cc, &clstart, &cat, &cd);
+		if (r.ncl > 0) {
+			CK(cudaMalloc((void **)&r.clstart, (r.ncl + 1) *
+			    sizeof(int)), "constraints");
+			CK(cudaMemcpy(r.clstart, clstart, (r.ncl + 1) *
+			    sizeof(int), cudaMemcpyHostToDevice),
+			    "constraints");
+			CK(cudaMalloc((void **)&r.cij, clstart[r.ncl] *
+			    sizeof(int2)), "constraints");
+			CK(cudaMemcpy(r.cij, cat, clstart[r.ncl] *
+			    sizeof(int2), cudaMemcpyHostToDevice),
+			    "constraints");
+			CK(cudaMalloc((void **)&r.cd, clstart[r.ncl] *
+			    sizeof(double)), "constraints");
+			CK(cudaMemcpy(r.cd, cd, clstart[r.ncl] *
+			    sizeof(double), cudaMemcpyHostToDevice),
+			    "constraints");
+		}
+	}
+	CK(cudaMemcpy(d->x, x, n3 * sizeof(double), cudaMemcpyHostToDevice),
+	    "positions");
+	CK(cudaMemcpy(r.v, v, n3 * sizeof(double), cudaMemcpyHostToDevice),
+	    "velocities");
+
+	/* the start: constraints satisfied by x and v, sites placed */
+	k_copy<<<GRID(n3)>>>(n3, d->x, r.xold);
+	if (constrain_x(&r, g, b, p->constr_tol, r.xold, dt, 0) < 0 ||
+	    constrain_v(&r, g, b, p->constr_tol) < 0 ||
+	    mm_gpu_forces(g, b, 1) < 0 || check_fail(&r, 0) < 0)
+		goto out;
+	for (long long step = 0;; step++) {
+		int logs = sink->log != NULL && p->logevery > 0 &&
+		    step % p->logevery == 0;
+		int frames = sink->frame != NULL && p->every > 0 &&
+		    step % p->every == 0;
+
+		if (logs || frames) {
+			CK(cudaMemcpy(x, d->x, n3 * sizeof(double),
+			    cudaMemcpyDeviceToHost), "positions");
+			CK(cudaMemcpy(v, r.v, n3 * sizeof(double),
+			    cudaMemcpyDeviceToHost), "velocities");
+			if (check_fail(&r, step) < 0)
+				goto out;
+		}
+		if (logs) {
+			double K = fek_mm_kinetic(t, v);
+
+			if (mm_gpu_energy(g, b, &e) < 0 ||
+			    sink->log(sink->ctx, step, p->t0 + step * dt, &e,
+			    K, 2 * K / (FEK_KB_KJ * ndf), e.pot + K) < 0)
+				goto out;
+		}
+		if (frames && sink->frame(sink->ctx, step, p->t0 + step * dt,
+		    b, x, v) < 0)
+			goto out;
+		if (step == p->nsteps)
+			break;
+		if (step % CHECK_EVERY == CHECK_EVERY - 1 &&
+		    check_fail(&r, step) < 0)
+			goto out;
+		if (p->integrator == FEK_MM_INT_VV) {
+			k_kick<<<GRID(n3)>>>(n3, d->f, r.im, r.v, 0.5 * dt);
+			k_drift<<<GRID(n3)>>>(n3, d->x, r.v, r.xold, dt);
+			if (constrain_x(&r, g, b, p->constr_tol, r.xold, dt,
+			    1) < 0 || mm_gpu_forces(g, b, 1) < 0)
+				goto out;
+			k_kick<<<GRID(n3)>>>(n3, d->f, r.im, r.v, 0.5 * dt);
+			if (constrain_v(&r, g, b, p->constr_tol) < 0)
+				goto out;
+		} else {
+			k_kick<<<GRID(n3)>>>(n3, d->f, r.im, r.v, dt);
+			if (constrain_v(&r, g, b, p->constr_tol) < 0)
+				goto out;
+			k_middle<<<GRID(n)>>>(n, d->x, r.v, r.xold, r.im, a,
+			    p->kT, p->key, step, dt);
+			if (constrain_x(&r, g, b, p->constr_tol, r.xold, dt,
+			    1) < 0 || mm_gpu_forces(g, b, 1) < 0)
+				goto out;
+		}
+	}
+	CK(cudaMemcpy(x, d->x, n3 * sizeof(double), cudaMemcpyDeviceToHost),
+	    "positions");
+	CK(cudaMemcpy(v, r.v, n3 * sizeof(double), cudaMemcpyDeviceToHost),
+	    "velocities");
+	rc = check_fail(&r, p->nsteps);
+out:
+	cudaFree(r.v);
+	cudaFree(r.xold);
+	cudaFree(r.xs);
+	cudaFree(r.im);
+	cudaFree(r.fail);
+	cudaFree(r.settle);
+	cudaFree(r.clstart);
+	cudaFree(r.cij);
+	cudaFree(r.cd);
+	free(im);
+	free(clstart);
+	free(cat);
+	free(cd);
+	fek_mm_constr_free(cc);
+	return rc;
+}
