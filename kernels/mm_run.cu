@@ -312,7 +312,8 @@ fek_mm_gpu_run(struct fek_mm_gpu *g, const struct fek_mm_md *p,
 	r.n = n;
 	if (p->integrator == FEK_MM_INT_VV && p->tcoupl != FEK_MM_TC_NONE)
 		return fek_seterr(FEK_EX_USAGE, "the GPU-resident run has no "
-		    "v-rescale (the host-driven one has)");
+		    "thermostat for velocity Verlet (the host-driven one "
+		    "has)");
 	if (n == 0)
 		return fek_seterr(FEK_EX_DATA, "no atoms");
 	if (t->il[FEK_MM_SETTLE].n + t->il[FEK_MM_CONSTR].n > 0 &&

@@ -11,8 +11,9 @@
 #     to hydrogen constrained (SHAKE and RATTLE): Langevin at 300 K within
 #     5 % over 20000 steps;
 #   - velocity Verlet with the v-rescale thermostat (Bussi et al. 2007)
-#     from 200 K to 300 K: the mean T within 3 %, its conserved H within
-#     2e-4 of the energy;
+#     and with a Nose-Hoover chain (Martyna et al. 1996) from 200 K to
+#     300 K: the mean T within 3 %, the conserved H within 2e-4 of the
+#     energy;
 #   - bad input: exit codes 64, 65, 66 and (without a GPU) 69.
 . "$(dirname "$0")/lib.sh"
 
@@ -95,6 +96,16 @@ echo "v-rescale (tau 0.1 ps) from 200 K, 216 SPC/E: mean T $1 K over steps 1000-
 le vr-temperature "$(awk -v t="$1" 'BEGIN { d = t / 300 - 1; print d < 0 ? -d : d }')" 0.03
 le vr-conserved "$2" 2e-4
 
+# ---- velocity Verlet with a Nose-Hoover chain: the temperature and the conserved H ------------
+sed 's/^tcoupl = v-rescale/tcoupl = nose-hoover/; s/^tau-t = 0.1/tau-t = 0.5/' vr.mdp > nh.mdp
+t nh-run 0 "md-gpu -d cpu --top spce216.top --mdp nh.mdp --config spc216.gro -n 4000 -l nh.log --thermo 10 > /dev/null"
+set -- $(awk '!/^#/ && $2 >= 1000 { n++; t += $20; h[n] = $21; e[n] = $19 }
+    END { d = h[n] - h[1]; if (d < 0) d = -d; a = e[1] < 0 ? -e[1] : e[1]; printf "%.4f %.3g\n", t / n, d / a }' nh.log)
+echo "Nose-Hoover chain (10, tau 0.5 ps) from 200 K, 216 SPC/E: mean T $1 K over steps 1000-4000 (300 K); |dH| / |E| $2"
+le nh-temperature "$(awk -v t="$1" 'BEGIN { d = t / 300 - 1; print d < 0 ? -d : d }')" 0.03
+le nh-conserved "$2" 2e-4
+t nh-log-key 0 "grep -q '^#INTEGRATOR vv nose-hoover' nh.log"
+
 # ---- alanine dipeptide, bonds to hydrogen constrained -------------------------------------
 if have gmx; then
 	t ala2-pdb2gmx 0 "gmx pdb2gmx -f $TOP/testdata/mm/ala2-heavy.pdb -ff amber99sb-ildn -water tip3p -ignh -o a.gro -p a.top > p2g.log 2>&1 &&
@@ -131,8 +142,10 @@ t_usage neither-mode "md-gpu --top spce216.top"
 t_usage bad-integrator "md-gpu --top spce216.top --config spc216.gro -i leapfrog"
 t_usage langevin-no-temperature "md-gpu -d cpu --top spce216.top --config spc216.gro -i langevin -n 1"
 t_usage bad-tcoupl "md-gpu -d cpu --top spce216.top --config spc216.gro --tcoupl berendsen -n 1"
-printf 'tcoupl = nose-hoover\nref-t = 300\n' > nh.mdp
-t_usage nose-hoover-vv "md-gpu -d cpu --top spce216.top --mdp nh.mdp --config spc216.gro -n 1"
+printf 'tcoupl = berendsen\nref-t = 300\n' > be.mdp
+t_usage berendsen-vv "md-gpu -d cpu --top spce216.top --mdp be.mdp --config spc216.gro -n 1"
+printf 'nh-chain-length = 11\n' > nh11.mdp
+t bad-nh-chain 65 "md-gpu -d cpu --top spce216.top --mdp nh11.mdp --config spc216.gro -n 1"
 if [ -z "${FEK_TEST_GPU:-}" ]; then
 	t no-gpu 69 "md-gpu -d gpu --top spce216.top --config spc216.gro -n 1"
 fi

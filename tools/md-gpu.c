@@ -906,7 +906,7 @@ molecules_usage(void)
 	    "              [-l log] [-n steps] [-o file.dcd] [-s seed] "
 	    "[-t temperature]\n"
 	    "              [--confout file.gro] [--mdp file.mdp] "
-	    "[--tcoupl no|v-rescale]\n"
+	    "[--tcoupl no|v-rescale|nose-hoover]\n"
 	    "              [--thermo steps]\n"
 	    "              --top file.top --config file.gro\n"
 	    "       md-gpu [-Tqv] [-d cpu|gpu|auto] [-e every] [-f friction] "
@@ -1355,9 +1355,10 @@ molecules_main(int argc, char **argv)
 		case OPT_TCOUPL:
 			tcoupl = optarg;
 			if (strcmp(optarg, "no") != 0 &&
-			    strcmp(optarg, "v-rescale") != 0) {
-				fek_warnx("--tcoupl: '%s' is not no or "
-				    "v-rescale", optarg);
+			    strcmp(optarg, "v-rescale") != 0 &&
+			    strcmp(optarg, "nose-hoover") != 0) {
+				fek_warnx("--tcoupl: '%s' is not no, v-rescale "
+				    "or nose-hoover", optarg);
 				nerr++;
 			}
 			break;
@@ -1425,19 +1426,21 @@ molecules_main(int argc, char **argv)
 		temp = o.ref_t;
 	if (tcoupl == NULL)
 		tcoupl = o.tcoupl;
-	if (md.integrator == FEK_MM_INT_VV && strcmp(tcoupl, "v-rescale") ==
-	    0) {
-		md.tcoupl = FEK_MM_TC_VRESCALE;
+	if (md.integrator == FEK_MM_INT_VV && (strcmp(tcoupl, "v-rescale") ==
+	    0 || strcmp(tcoupl, "nose-hoover") == 0)) {
+		md.tcoupl = tcoupl[0] == 'v' ? FEK_MM_TC_VRESCALE :
+		    FEK_MM_TC_NOSEHOOVER;
 		md.tau_t = o.tau_t > 0 ? o.tau_t : 0.1;
+		md.nh_chain = (int)o.nh_chain;
 	} else if (md.integrator == FEK_MM_INT_VV && strcmp(tcoupl, "no") !=
 	    0) {
 		fek_errx(FEK_EX_USAGE, "tcoupl %s: md-gpu couples velocity "
-		    "Verlet by v-rescale only (or no)", tcoupl);
+		    "Verlet by v-rescale or nose-hoover only (or no)", tcoupl);
 	}
 	if (md.integrator == FEK_MM_INT_LANGEVIN || md.tcoupl) {
 		if (!(temp > 0))
 			fek_errx(FEK_EX_USAGE, "%s: needs a temperature (-t, or "
-			    "ref-t in the .mdp)", md.tcoupl ? "v-rescale" :
+			    "ref-t in the .mdp)", md.tcoupl ? tcoupl :
 			    "-i langevin");
 		md.kT = FEK_KB_KJ * temp;
 		md.gamma = fric >= 0 ? fric : o.tau_t > 0 ? 1 / o.tau_t : 1;
@@ -1479,7 +1482,8 @@ molecules_main(int argc, char **argv)
 	fek_mm_out_init(&out, &t, stdout, logfp, text);
 	out.cmd = cmd;
 	out.integ_name = md.integrator == FEK_MM_INT_LANGEVIN ? "langevin" :
-	    md.tcoupl ? "vv v-rescale" : "vv";
+	    md.tcoupl == FEK_MM_TC_VRESCALE ? "vv v-rescale" :
+	    md.tcoupl == FEK_MM_TC_NOSEHOOVER ? "vv nose-hoover" : "vv";
 	out.dt = md.dt;
 	out.temp = md.integrator == FEK_MM_INT_LANGEVIN || md.tcoupl ? temp :
 	    0;
@@ -1503,8 +1507,9 @@ molecules_main(int argc, char **argv)
 		gff.ctx = gpu;
 		gff.eval = gpu_eval;
 	}
-	/* on the GPU the whole run stays there, but for v-rescale (and
-	 * FEK_MM_HOSTRUN=1, the host driving the GPU's forces, to compare) */
+	/* on the GPU the whole run stays there, but for the thermostats of
+	 * velocity Verlet (and FEK_MM_HOSTRUN=1, the host driving the GPU's
+	 * forces, to compare) */
 	if (gpu != NULL && md.tcoupl == FEK_MM_TC_NONE &&
 	    getenv("FEK_MM_HOSTRUN") == NULL) {
 		if (fek_mm_gpu_run(gpu, &md, &conf.box, conf.x, conf.v,

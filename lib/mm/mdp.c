@@ -29,6 +29,7 @@
  *   constraint-algorithm    LINCS or SHAKE (checked, not kept)
  *   tcoupl, pcoupl          kept as given (lower case)
  *   gen-vel, gen-temp, gen-seed
+ *   nh-chain-length         1 to 10 (default 10, as GROMACS's md-vv)
  *   tau-t, ref-t, tau-p, ref-p, compressibility
  *                           the first number of each (one per group or
  *                           direction in GROMACS)
@@ -73,6 +74,7 @@ fek_mm_opt_default(struct fek_mm_opt *o)
 	o->gen_vel = 0;
 	o->gen_temp = 300;
 	o->gen_seed = -1;
+	o->nh_chain = 10;
 }
 
 /* The file being read, for messages. */
@@ -397,6 +399,8 @@ set(struct fek_mm_opt *o, const struct mdp *m, const char *k, const char *v)
 		return one_num(m, v, 0, 1e6, &o->gen_temp);
 	if (strcmp(k, "gen-seed") == 0)
 		return one_int(m, v, -1, LONG_MAX, &o->gen_seed);
+	if (strcmp(k, "nh-chain-length") == 0)
+		return one_int(m, v, 1, 10, &o->nh_chain);
 	return 0;	/* a key md-gpu does not use */
 }
 

@@ -176,6 +176,7 @@ struct fek_mm_opt {
 					   Maxwell-Boltzmann distribution */
 	double gen_temp;		/* gen-temp, K (300) */
 	long gen_seed;			/* gen-seed (-1: md-gpu's -s) */
+	long nh_chain;			/* nh-chain-length (10) */
 };
 
 /* GROMACS's defaults into o. */
@@ -326,7 +327,7 @@ int	fek_mm_constr_clusters(const struct fek_mm_constr *c, int **start,
 /* ---- dynamics (run.c) ------------------------------------------------------ */
 
 enum { FEK_MM_INT_VV, FEK_MM_INT_LANGEVIN };
-enum { FEK_MM_TC_NONE, FEK_MM_TC_VRESCALE };
+enum { FEK_MM_TC_NONE, FEK_MM_TC_VRESCALE, FEK_MM_TC_NOSEHOOVER };
 
 /* How to run. */
 struct fek_mm_md {
@@ -341,8 +342,13 @@ struct fek_mm_md {
 	double t0;			/* time of step 0, ps */
 	double constr_tol;		/* SHAKE's relative tolerance */
 	int tcoupl;			/* FEK_MM_INT_VV: FEK_MM_TC_VRESCALE
-					   (Bussi et al. 2007) at kT, tau_t */
+					   (Bussi et al. 2007) or
+					   FEK_MM_TC_NOSEHOOVER (a chain,
+					   Martyna, Tuckerman and Klein
+					   1996) at kT, tau_t */
 	double tau_t;			/* ps */
+	int nh_chain;			/* Nose-Hoover thermostats in the
+					   chain, 1 .. FEK_NHC_MAX */
 };
 
 /* Where a run's results go; each returns -1 (with fek_seterr) to stop it.

@@ -19,7 +19,16 @@
  *     tau_t and fluctuates canonically; the conserved quantity is E less
  *     the sum of the rescalings' K' - K.  Its sum of squared normals
  *     comes from GSL's chi-squared generator on an MT19937 stream of the
- *     seed (lib/rng.c), drawn in step order.
+ *     seed (lib/rng.c), drawn in step order;
+ *   velocity Verlet with a Nose-Hoover chain (Martyna, Tuckerman and
+ *     Klein, Mol. Phys. 87, 1117 (1996)): the chain's half step
+ *     exp(iL_NHC dt/2) (lib/md/pmd_eval.h's fek_nhc_half, Suzuki-Yoshida
+ *     order 3) before and after each velocity Verlet step, which scales
+ *     every velocity alike (so the constraints still hold); masses Q_1 =
+ *     N_f kT tau^2 and Q_k = kT tau^2 with tau = tau_t / (2 pi), so that
+ *     tau_t is the period of the thermostat's oscillation, as GROMACS
+ *     reads it; the conserved quantity is E plus the chain's energy
+ *     (fek_nhc_energy).
  *
  * Virtual sites are placed from their atoms after every move and their
  * forces spread; they carry no mass and are not integrated.  The random
@@ -122,6 +131,41 @@ fek_mm_gen_vel(const struct fek_mm_top *t, double temp, uint64_t key,
 	zero_momentum(t, v);
 }
 
+/* The Nose-Hoover chain of p for ndf degrees of freedom, at rest. */
+static void
+nhc_setup(struct fek_nhc_par *np, struct fek_nhc *ns, const struct fek_mm_md *p,
+    long ndf)
+{
+	double tau = p->tau_t / (2 * M_PI), w3 = 1 / (2 - cbrt(2.0));
+
+	memset(np, 0, sizeof *np);
+	memset(ns, 0, sizeof *ns);
+	np->m = p->nh_chain < 1 ? 1 : p->nh_chain > FEK_NHC_MAX ?
+	    FEK_NHC_MAX : p->nh_chain;
+	np->nc = 1;
+	np->nys = 3;
+	np->w[0] = np->w[2] = w3;
+	np->w[1] = 1 - 2 * w3;
+	np->kT = p->kT;
+	np->nf = (double)ndf;
+	for (int k = 0; k < np->m; k++)
+		np->q[k] = (k == 0 ? np->nf : 1) * p->kT * tau * tau;
+}
+
+/* The chain's half step on v (scaled alike); returns -(the chain's
+ * energy), the run's "work" (H = pot + K - work). */
+static double
+nhc_step(const struct fek_mm_top *t, const struct fek_nhc_par *np,
+    struct fek_nhc *ns, double *v, double dt)
+{
+	double k2, s = fek_nhc_half(np, ns, 2 * fek_mm_kinetic(t, v), 0.5 * dt,
+	    &k2);
+
+	for (long i = 0; i < 3 * t->n; i++)
+		v[i] *= s;
+	return -fek_nhc_energy(np, ns);
+}
+
 /* fek_mm_force_eval as a struct fek_mm_forcefn's eval. */
 static int
 cpu_eval(void *ctx, const struct fek_box *b, int place, double *x, double *f,
@@ -145,7 +189,11 @@ fek_mm_run(const struct fek_mm_top *t, const struct fek_mm_opt *o,
 	double *im = fek_alloc(n > 0 ? n : 1, sizeof *im);
 	double dt = p->dt, a = exp(-p->gamma * dt), work = 0;
 	gsl_rng *rng = NULL;
+	struct fek_nhc_par np;
+	struct fek_nhc ns;
 	int rc = -1;
+
+	memset(&np, 0, sizeof np);
 
 	for (long i = 0; i < n; i++)
 		im[i] = t->mass[i] > 0 ? 1 / t->mass[i] : 0;
@@ -162,6 +210,9 @@ fek_mm_run(const struct fek_mm_top *t, const struct fek_mm_opt *o,
 	ndf = fek_mm_dof(t, cc, p->integrator);
 	if (p->integrator == FEK_MM_INT_VV && p->tcoupl == FEK_MM_TC_VRESCALE)
 		rng = fek_rng_new(p->key, 0x7672657363616c65ULL);
+	if (p->integrator == FEK_MM_INT_VV && p->tcoupl ==
+	    FEK_MM_TC_NOSEHOOVER)
+		nhc_setup(&np, &ns, p, ndf);
 
 	/* the start: constraints satisfied by x and v, sites placed */
 	if (cc != NULL) {
@@ -188,6 +239,8 @@ fek_mm_run(const struct fek_mm_top *t, const struct fek_mm_opt *o,
 			break;
 		memcpy(xold, x, 3 * n * sizeof *x);
 		if (p->integrator == FEK_MM_INT_VV) {
+			if (np.m > 0)
+				work = nhc_step(t, &np, &ns, v, dt);
 			for (long i = 0; i < 3 * n; i++)
 				v[i] += 0.5 * dt * f[i] * im[i / 3];
 			for (long i = 0; i < 3 * n; i++)
@@ -211,6 +264,8 @@ fek_mm_run(const struct fek_mm_top *t, const struct fek_mm_opt *o,
 					v[i] *= al;
 				work += (al * al - 1) * K0;
 			}
+			if (np.m > 0)
+				work = nhc_step(t, &np, &ns, v, dt);
 		} else {
 			for (long i = 0; i < 3 * n; i++)
 				v[i] += dt * f[i] * im[i / 3];
