@@ -68,6 +68,10 @@ import statistics
 import sys
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                ".."))
+from openmm_cuda_preload import preload_cuda_libraries  # noqa: E402
+
 EX_USAGE = 64
 EX_UNAVAILABLE = 69
 
@@ -125,50 +129,6 @@ def parse_args(argv):
         die(EX_USAGE, "--nh-chain and --nh-mts must be >= 1")
     a.k = k
     return a
-
-
-def preload_cuda_libraries():
-    """Load libnvrtc.so.13 and libcufft.so.12 from the nvidia-* wheels.
-
-    The openmm-cuda-13 plugin (OpenMM.libs/lib/plugins/libOpenMMCUDA.so)
-    finds them through its RUNPATH $ORIGIN/../../../nvidia/cu13/lib, i.e.
-    only when the nvidia wheels sit in the same site directory as OpenMM.
-    When openmm was installed elsewhere (pip --target), loading them by full
-    path first lets the dynamic loader satisfy the plugin's NEEDED entries by
-    soname.  Harmless when they are found anyway; skipped with
-    OPENMM_LJ_NO_PRELOAD=1.  Returns the paths loaded.
-    """
-    if os.environ.get("OPENMM_LJ_NO_PRELOAD"):
-        return []
-    import ctypes
-    import importlib.util
-    try:
-        spec = importlib.util.find_spec("nvidia")
-    except (ImportError, ValueError):
-        return []
-    if spec is None or not spec.submodule_search_locations:
-        return []
-    bases = list(spec.submodule_search_locations)
-    wanted = (("libnvrtc.so.13", ("cu13/lib", "cuda_nvrtc/lib")),
-              ("libcufft.so.12", ("cu13/lib", "cufft/lib")))
-    loaded = []
-    for soname, subdirs in wanted:
-        done = False
-        for base in bases:
-            for sub in subdirs:
-                path = os.path.join(base, sub, soname)
-                if not os.path.exists(path):
-                    continue
-                try:
-                    ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL)
-                except OSError:
-                    continue
-                loaded.append(path)
-                done = True
-                break
-            if done:
-                break
-    return loaded
 
 
 def build_system(mm, unit, a):
@@ -236,7 +196,7 @@ def main(argv=None):
 
     preloaded = []
     if a.platform == "CUDA":
-        preloaded = preload_cuda_libraries()
+        preloaded = preload_cuda_libraries("OPENMM_LJ_NO_PRELOAD")
     try:
         import openmm as mm
         from openmm import unit

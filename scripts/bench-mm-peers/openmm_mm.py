@@ -94,6 +94,10 @@ import statistics
 import sys
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                ".."))
+from openmm_cuda_preload import preload_cuda_libraries  # noqa: E402
+
 EX_USAGE = 64
 EX_UNAVAILABLE = 69
 EX_SOFTWARE = 70
@@ -195,45 +199,6 @@ def parse_args(argv):
         die(EX_USAGE, "--cutoff, --dt, --ewald-tol must be > 0, --steps and "
             "--warmup >= 0, --contexts >= 1")
     return a
-
-
-def preload_cuda_libraries():
-    """Load libnvrtc.so.13 and libcufft.so.12 from the nvidia-* wheels, as
-    scripts/bench-md-peers/openmm_lj.py does (see its README): the CUDA
-    plugin's RUNPATH only finds them when the nvidia wheels share OpenMM's
-    site directory, not with pip --target.  OPENMM_MM_NO_PRELOAD=1 skips
-    this.  Returns the paths loaded."""
-    if os.environ.get("OPENMM_MM_NO_PRELOAD"):
-        return []
-    import ctypes
-    import importlib.util
-    try:
-        spec = importlib.util.find_spec("nvidia")
-    except (ImportError, ValueError):
-        return []
-    if spec is None or not spec.submodule_search_locations:
-        return []
-    bases = list(spec.submodule_search_locations)
-    wanted = (("libnvrtc.so.13", ("cu13/lib", "cuda_nvrtc/lib")),
-              ("libcufft.so.12", ("cu13/lib", "cufft/lib")))
-    loaded = []
-    for soname, subdirs in wanted:
-        done = False
-        for base in bases:
-            for sub in subdirs:
-                path = os.path.join(base, sub, soname)
-                if not os.path.exists(path):
-                    continue
-                try:
-                    ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL)
-                except OSError:
-                    continue
-                loaded.append(path)
-                done = True
-                break
-            if done:
-                break
-    return loaded
 
 
 def build_system(mm, app, unit, a):
@@ -387,7 +352,7 @@ def main(argv=None):
 
     preloaded = []
     if a.platform == "CUDA":
-        preloaded = preload_cuda_libraries()
+        preloaded = preload_cuda_libraries("OPENMM_MM_NO_PRELOAD")
     try:
         import openmm as mm
         from openmm import app, unit
