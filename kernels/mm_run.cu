@@ -310,10 +310,11 @@ fek_mm_gpu_run(struct fek_mm_gpu *g, const struct fek_mm_md *p,
 
 	memset(&r, 0, sizeof r);
 	r.n = n;
-	if (p->integrator == FEK_MM_INT_VV && p->tcoupl != FEK_MM_TC_NONE)
+	if ((p->integrator == FEK_MM_INT_VV && p->tcoupl != FEK_MM_TC_NONE) ||
+	    p->pcoupl != FEK_MM_PC_NONE)
 		return fek_seterr(FEK_EX_USAGE, "the GPU-resident run has no "
-		    "thermostat for velocity Verlet (the host-driven one "
-		    "has)");
+		    "thermostat for velocity Verlet and no barostat (the "
+		    "host-driven one has)");
 	if (n == 0)
 		return fek_seterr(FEK_EX_DATA, "no atoms");
 	if (t->il[FEK_MM_SETTLE].n + t->il[FEK_MM_CONSTR].n > 0 &&
@@ -390,7 +391,8 @@ fek_mm_gpu_run(struct fek_mm_gpu *g, const struct fek_mm_md *p,
 
 			if (mm_gpu_energy(g, b, &e) < 0 ||
 			    sink->log(sink->ctx, step, p->t0 + step * dt, &e,
-			    K, 2 * K / (FEK_KB_KJ * ndf), e.pot + K) < 0)
+			    K, 2 * K / (FEK_KB_KJ * ndf), e.pot + K,
+			    fek_box_volume(b)) < 0)
 				goto out;
 		}
 		if (frames && sink->frame(sink->ctx, step, p->t0 + step * dt,

@@ -906,7 +906,8 @@ molecules_usage(void)
 	    "              [-l log] [-n steps] [-o file.dcd] [-s seed] "
 	    "[-t temperature]\n"
 	    "              [--confout file.gro] [--mdp file.mdp] "
-	    "[--tcoupl no|v-rescale|nose-hoover]\n"
+	    "[--pcoupl no|mc] [--pressure bar]\n"
+	    "              [--tcoupl no|v-rescale|nose-hoover]\n"
 	    "              [--thermo steps]\n"
 	    "              --top file.top --config file.gro\n"
 	    "       md-gpu [-Tqv] [-d cpu|gpu|auto] [-e every] [-f friction] "
@@ -1111,6 +1112,9 @@ molecules_replicas(const struct fek_mm_top *t, const struct fek_mm_opt *o,
 	if (md->integrator == FEK_MM_INT_VV && md->tcoupl)
 		fek_errx(FEK_EX_USAGE, "-R: replicas run -i langevin or vv "
 		    "without a thermostat");
+	if (md->pcoupl)
+		fek_errx(FEK_EX_USAGE, "-R: replicas run at constant volume "
+		    "(no pcoupl)");
 	memset(&bt, 0, sizeof bt);
 	bt.nrep = nrep;
 	bt.nwin = nwin;
@@ -1231,13 +1235,15 @@ molecules_main(int argc, char **argv)
 {
 	enum { OPT_TOP = 400, OPT_MDP, OPT_RERUN, OPT_FMT, OPT_CONF,
 	    OPT_CONFOUT, OPT_THERMO, OPT_TCOUPL, OPT_MVERSION, OPT_DIH,
-	    OPT_SKIP };
+	    OPT_SKIP, OPT_PCOUPL, OPT_PRESSURE };
 	static const struct option lopts[] = {
 		{ "config", required_argument, NULL, OPT_CONF },
 		{ "confout", required_argument, NULL, OPT_CONFOUT },
 		{ "dihedral", required_argument, NULL, OPT_DIH },
 		{ "format", required_argument, NULL, OPT_FMT },
 		{ "mdp", required_argument, NULL, OPT_MDP },
+		{ "pcoupl", required_argument, NULL, OPT_PCOUPL },
+		{ "pressure", required_argument, NULL, OPT_PRESSURE },
 		{ "rerun", required_argument, NULL, OPT_RERUN },
 		{ "skip", required_argument, NULL, OPT_SKIP },
 		{ "tcoupl", required_argument, NULL, OPT_TCOUPL },
@@ -1249,6 +1255,9 @@ molecules_main(int argc, char **argv)
 	const char *top = NULL, *mdp = NULL, *rerun = NULL, *format = NULL;
 	const char *config = NULL, *confout = NULL, *logpath = NULL;
 	const char *dcdpath = NULL, *integ = NULL, *tcoupl = NULL;
+	const char *pcoupl = NULL;
+	double pressure = -1;
+	long baro[2] = { 0, 0 };
 	enum fek_device dev = FEK_DEV_AUTO, use;
 	struct fek_mm_top t;
 	struct fek_mm_opt o;
@@ -1328,6 +1337,13 @@ molecules_main(int argc, char **argv)
 			break;
 		case OPT_DIH:
 			nerr += parse_dihedral(optarg, &cv);
+			break;
+		case OPT_PCOUPL:
+			pcoupl = optarg;
+			break;
+		case OPT_PRESSURE:
+			nerr += fek_opt_double(optarg, -1e6, 1e6,
+			    "--pressure (bar)", &pressure);
 			break;
 		case OPT_SKIP:
 			nerr += fek_opt_long(optarg, 0, LONG_MAX, "--skip",
@@ -1445,6 +1461,22 @@ molecules_main(int argc, char **argv)
 		md.kT = FEK_KB_KJ * temp;
 		md.gamma = fric >= 0 ? fric : o.tau_t > 0 ? 1 / o.tau_t : 1;
 	}
+	if (pcoupl == NULL)
+		pcoupl = o.pcoupl;
+	if (strcmp(pcoupl, "mc") == 0 || strcmp(pcoupl, "monte-carlo") == 0) {
+		if (md.kT <= 0)
+			fek_errx(FEK_EX_USAGE, "pcoupl %s: the Monte Carlo "
+			    "barostat needs a temperature: -i langevin or a "
+			    "thermostat (--tcoupl)", pcoupl);
+		md.pcoupl = FEK_MM_PC_MC;
+		md.ref_p = pressure > -1 ? pressure : o.ref_p != 0 ? o.ref_p : 1;
+		md.nstpcouple = o.nstpcouple > 0 ? o.nstpcouple : 25;
+		md.baro_counts = baro;
+	} else if (strcmp(pcoupl, "no") != 0) {
+		fek_errx(FEK_EX_USAGE, "pcoupl %s: md-gpu's barostat is the Monte "
+		    "Carlo one (pcoupl = MC, or --pcoupl mc); no other is "
+		    "supported", pcoupl);
+	}
 	if (seed < 0)
 		seed = o.gen_seed >= 0 ? o.gen_seed : 1;
 	md.key = fek_splitmix64((uint64_t)seed ^ 0x6d6d2d6d642d6770ULL);
@@ -1510,8 +1542,8 @@ molecules_main(int argc, char **argv)
 	/* on the GPU the whole run stays there, but for the thermostats of
 	 * velocity Verlet (and FEK_MM_HOSTRUN=1, the host driving the GPU's
 	 * forces, to compare) */
-	if (gpu != NULL && md.tcoupl == FEK_MM_TC_NONE &&
-	    getenv("FEK_MM_HOSTRUN") == NULL) {
+	if (gpu != NULL && md.tcoupl == FEK_MM_TC_NONE && md.pcoupl ==
+	    FEK_MM_PC_NONE && getenv("FEK_MM_HOSTRUN") == NULL) {
 		if (fek_mm_gpu_run(gpu, &md, &conf.box, conf.x, conf.v,
 		    &out.sink) < 0)
 			fek_die();
@@ -1540,6 +1572,10 @@ molecules_main(int argc, char **argv)
 		fprintf(stderr, "md-gpu: %s: %ld atoms, %lld steps of %g ps, "
 		    "%ld degrees of freedom\n", top, t.n, md.nsteps, md.dt,
 		    out.dof);
+	if (verbose && md.pcoupl)
+		fprintf(stderr, "md-gpu: Monte Carlo barostat at %g bar: %ld "
+		    "of %ld volume moves accepted; final volume %.6g nm^3\n",
+		    md.ref_p, baro[1], baro[0], fek_box_volume(&conf.box));
 	fek_mm_conf_free(&conf);
 	fek_mm_top_free(&t);
 	free(cmd);

@@ -30,6 +30,7 @@
  *   tcoupl, pcoupl          kept as given (lower case)
  *   gen-vel, gen-temp, gen-seed
  *   nh-chain-length         1 to 10 (default 10, as GROMACS's md-vv)
+ *   nstpcouple              steps between barostat moves
  *   tau-t, ref-t, tau-p, ref-p, compressibility
  *                           the first number of each (one per group or
  *                           direction in GROMACS)
@@ -75,6 +76,7 @@ fek_mm_opt_default(struct fek_mm_opt *o)
 	o->gen_temp = 300;
 	o->gen_seed = -1;
 	o->nh_chain = 10;
+	o->nstpcouple = -1;
 }
 
 /* The file being read, for messages. */
@@ -401,6 +403,8 @@ set(struct fek_mm_opt *o, const struct mdp *m, const char *k, const char *v)
 		return one_int(m, v, -1, LONG_MAX, &o->gen_seed);
 	if (strcmp(k, "nh-chain-length") == 0)
 		return one_int(m, v, 1, 10, &o->nh_chain);
+	if (strcmp(k, "nstpcouple") == 0)
+		return one_int(m, v, -1, LONG_MAX, &o->nstpcouple);
 	return 0;	/* a key md-gpu does not use */
 }
 

@@ -177,6 +177,7 @@ struct fek_mm_opt {
 	double gen_temp;		/* gen-temp, K (300) */
 	long gen_seed;			/* gen-seed (-1: md-gpu's -s) */
 	long nh_chain;			/* nh-chain-length (10) */
+	long nstpcouple;		/* nstpcouple (-1: md-gpu's 25) */
 };
 
 /* GROMACS's defaults into o. */
@@ -328,6 +329,7 @@ int	fek_mm_constr_clusters(const struct fek_mm_constr *c, int **start,
 
 enum { FEK_MM_INT_VV, FEK_MM_INT_LANGEVIN };
 enum { FEK_MM_TC_NONE, FEK_MM_TC_VRESCALE, FEK_MM_TC_NOSEHOOVER };
+enum { FEK_MM_PC_NONE, FEK_MM_PC_MC };
 
 /* How to run. */
 struct fek_mm_md {
@@ -349,16 +351,23 @@ struct fek_mm_md {
 	double tau_t;			/* ps */
 	int nh_chain;			/* Nose-Hoover thermostats in the
 					   chain, 1 .. FEK_NHC_MAX */
+	int pcoupl;			/* FEK_MM_PC_MC: the Monte Carlo
+					   barostat (barostat.c) at kT */
+	double ref_p;			/* bar */
+	long nstpcouple;		/* steps between its moves */
+	long *baro_counts;		/* NULL, or where the run leaves its
+					   moves tried and accepted [2] */
 };
 
 /* Where a run's results go; each returns -1 (with fek_seterr) to stop it.
  * NULL members are skipped.  log's H: the conserved quantity, E less the
- * energy the thermostat has put in (E itself without one). */
+ * energy the thermostat has put in (E itself without one); V the box's
+ * volume (nm^3). */
 struct fek_mm_sink {
 	void *ctx;
 	int	(*log)(void *ctx, long long step, double t,
 		    const struct fek_mm_energy *e, double K, double T,
-		    double H);
+		    double H, double V);
 	int	(*frame)(void *ctx, long long step, double t,
 		    const struct fek_box *b, const double *x, const double *v);
 };
@@ -392,6 +401,25 @@ struct fek_mm_forcefn {
 int	fek_mm_run(const struct fek_mm_top *t, const struct fek_mm_opt *o,
 	    const struct fek_mm_md *p, struct fek_box *b, double *x, double *v,
 	    const struct fek_mm_sink *sink, const struct fek_mm_forcefn *ff);
+
+/* ---- the Monte Carlo barostat (barostat.c) -------------------------------- */
+
+/* Isotropic volume moves that scale the molecules' centres of mass
+ * (t->mol), at pressure_bar and kT (kJ/mol), the box kept wider than
+ * twice rmax; uniforms from Philox keyed by key. */
+struct fek_mm_baro;
+struct fek_mm_baro *fek_mm_baro_new(const struct fek_mm_top *t,
+	    double pressure_bar, double kT, double rmax, uint64_t key,
+	    const struct fek_box *b);
+/* One move at step: x, the box b, the forces f and energies e (those of x
+ * in b) replaced by the new ones when it is accepted (ff evaluates them).
+ * 1 accepted, 0 rejected, -1 with fek_seterr (ff's). */
+int	fek_mm_baro_try(struct fek_mm_baro *br, const struct fek_mm_top *t,
+	    const struct fek_mm_forcefn *ff, long long step, struct fek_box *b,
+	    double *x, double *f, struct fek_mm_energy *e);
+void	fek_mm_baro_stats(const struct fek_mm_baro *br, long *tries,
+	    long *accepted, double *dvmax);
+void	fek_mm_baro_free(struct fek_mm_baro *br);
 
 /* ---- replicas (replicas.c) ------------------------------------------------ */
 

@@ -32,7 +32,7 @@ int	fek_mm_gro_write(FILE *fp, const struct fek_mm_top *t,
 	    const double *v);
 
 /* The columns and keys of an mmenergy section: frame, step, with run t,
- * the terms, pot, and with run K, E, T and H; UNITS, ATOMS, SYSTEM. */
+ * the terms, pot, and with run K, E, T, H and V; UNITS, ATOMS, SYSTEM. */
 void	fek_mm_energy_header(struct fek_header *h, const struct fek_mm_top *t,
 	    int run);
 

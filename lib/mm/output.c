@@ -90,6 +90,7 @@ fek_mm_energy_header(struct fek_header *h, const struct fek_mm_top *t,
 		fek_hdr_addcol(h, "E", FEK_F64, "kJ/mol");
 		fek_hdr_addcol(h, "T", FEK_F64, "K");
 		fek_hdr_addcol(h, "H", FEK_F64, "kJ/mol");
+		fek_hdr_addcol(h, "V", FEK_F64, "nm^3");
 	}
 	fek_hdr_add(h, "UNITS", "gmx");
 	fek_hdr_add(h, "ATOMS", "%ld", t->n);
@@ -99,10 +100,10 @@ fek_mm_energy_header(struct fek_header *h, const struct fek_mm_top *t,
 
 static int
 out_log(void *ctx, long long step, double t, const struct fek_mm_energy *e,
-    double K, double T, double H)
+    double K, double T, double H, double V)
 {
 	struct fek_mm_out *o = ctx;
-	double row[3 + FEK_MM_NTERM + 5];
+	double row[3 + FEK_MM_NTERM + 6];
 	int k = 0;
 
 	if (o->logfp == NULL)
@@ -133,6 +134,7 @@ out_log(void *ctx, long long step, double t, const struct fek_mm_energy *e,
 	row[k++] = e->pot + K;
 	row[k++] = T;
 	row[k++] = H;
+	row[k++] = V;
 	return fek_write_rows(&o->lw, row, 1);
 }
 

@@ -28,7 +28,9 @@
  *     N_f kT tau^2 and Q_k = kT tau^2 with tau = tau_t / (2 pi), so that
  *     tau_t is the period of the thermostat's oscillation, as GROMACS
  *     reads it; the conserved quantity is E plus the chain's energy
- *     (fek_nhc_energy).
+ *     (fek_nhc_energy);
+ *   with either, or Langevin dynamics, the Monte Carlo barostat
+ *     (barostat.c): a volume move every nstpcouple steps, after the step.
  *
  * Virtual sites are placed from their atoms after every move and their
  * forces spread; they carry no mass and are not integrated.  The random
@@ -191,6 +193,7 @@ fek_mm_run(const struct fek_mm_top *t, const struct fek_mm_opt *o,
 	gsl_rng *rng = NULL;
 	struct fek_nhc_par np;
 	struct fek_nhc ns;
+	struct fek_mm_baro *br = NULL;
 	int rc = -1;
 
 	memset(&np, 0, sizeof np);
@@ -213,6 +216,9 @@ fek_mm_run(const struct fek_mm_top *t, const struct fek_mm_opt *o,
 	if (p->integrator == FEK_MM_INT_VV && p->tcoupl ==
 	    FEK_MM_TC_NOSEHOOVER)
 		nhc_setup(&np, &ns, p, ndf);
+	if (p->pcoupl == FEK_MM_PC_MC)
+		br = fek_mm_baro_new(t, p->ref_p, p->kT, fmax(o->rcoulomb,
+		    o->rvdw), p->key ^ 0x6261726f73746174ULL, b);
 
 	/* the start: constraints satisfied by x and v, sites placed */
 	if (cc != NULL) {
@@ -229,7 +235,7 @@ fek_mm_run(const struct fek_mm_top *t, const struct fek_mm_opt *o,
 		if (sink->log != NULL && p->logevery > 0 &&
 		    step % p->logevery == 0 && sink->log(sink->ctx, step,
 		    p->t0 + step * dt, &e, K, 2 * K / (FEK_KB_KJ * ndf),
-		    e.pot + K - work) < 0)
+		    e.pot + K - work, fek_box_volume(b)) < 0)
 			goto out;
 		if (sink->frame != NULL && p->every > 0 && step % p->every ==
 		    0 && sink->frame(sink->ctx, step, p->t0 + step * dt, b, x,
@@ -295,9 +301,19 @@ fek_mm_run(const struct fek_mm_top *t, const struct fek_mm_opt *o,
 			if (ff->eval(ff->ctx, b, 1, x, f, &e) < 0)
 				goto out;
 		}
+		if (br != NULL && (step + 1) % p->nstpcouple == 0 &&
+		    fek_mm_baro_try(br, t, ff, step + 1, b, x, f, &e) < 0)
+			goto out;
 	}
 	rc = 0;
 out:
+	if (br != NULL && p->baro_counts != NULL) {
+		double dvmax;
+
+		fek_mm_baro_stats(br, &p->baro_counts[0], &p->baro_counts[1],
+		    &dvmax);
+	}
+	fek_mm_baro_free(br);
 	fek_mm_force_free(fc);
 	fek_mm_constr_free(cc);
 	if (rng != NULL)
