@@ -25,9 +25,10 @@
  *     exp(iL_NHC dt/2) (lib/md/pmd_eval.h's fek_nhc_half, Suzuki-Yoshida
  *     order 3) before and after each velocity Verlet step, which scales
  *     every velocity alike (so the constraints still hold); masses Q_1 =
- *     N_f kT tau^2 and Q_k = kT tau^2 with tau = tau_t / (2 pi), so that
- *     tau_t is the period of the thermostat's oscillation, as GROMACS
- *     reads it; the conserved quantity is E plus the chain's energy
+ *     N_f kT tau^2 and Q_k = kT tau^2 with tau = tau_t / (2 pi), GROMACS's
+ *     reading of tau_t (its manual: Q = tau_T^2 T_0 / 4 pi^2, tau_T "the
+ *     period of the oscillations of kinetic energy between the system and
+ *     the reservoir"); the conserved quantity is E plus the chain's energy
  *     (fek_nhc_energy);
  *   with either, or Langevin dynamics, the Monte Carlo barostat
  *     (barostat.c): a volume move every nstpcouple steps, after the step.
