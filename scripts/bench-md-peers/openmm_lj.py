@@ -70,7 +70,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 ".."))
-from openmm_cuda_preload import preload_cuda_libraries  # noqa: E402
+from openmm_peer import open_platform  # noqa: E402
 
 EX_USAGE = 64
 EX_UNAVAILABLE = 69
@@ -194,33 +194,9 @@ def make_integrator(mm, unit, a, temperature):
 def main(argv=None):
     a = parse_args(sys.argv[1:] if argv is None else argv)
 
-    preloaded = []
-    if a.platform == "CUDA":
-        preloaded = preload_cuda_libraries("OPENMM_LJ_NO_PRELOAD")
-    try:
-        import openmm as mm
-        from openmm import unit
-    except ImportError as e:
-        die(EX_UNAVAILABLE, f"cannot import openmm ({e})")
-
-    names = [mm.Platform.getPlatform(i).getName()
-             for i in range(mm.Platform.getNumPlatforms())]
-    if a.platform not in names:
-        fails = [s.replace("\n", " ") for s in mm.Platform.getPluginLoadFailures()]
-        hint = ("; plugin load failures: " + " | ".join(fails)) if fails else ""
-        die(EX_UNAVAILABLE, f"OpenMM platform {a.platform} not available "
-            f"(have {', '.join(names)}){hint}")
-    platform = mm.Platform.getPlatformByName(a.platform)
-
-    props = {}
-    precision = "native"
-    if a.platform in ("CUDA", "OpenCL", "HIP"):
-        props["Precision"] = a.precision
-        precision = a.precision
-        if a.device_index is not None:
-            props["DeviceIndex"] = str(a.device_index)
-    elif a.platform == "Reference":
-        precision = "double"
+    mm, platform, props, precision, preloaded = open_platform(
+        a.platform, a.precision, a.device_index, "OPENMM_LJ_NO_PRELOAD", die)
+    from openmm import unit
 
     R = unit.MOLAR_GAS_CONSTANT_R.value_in_unit(
         unit.kilojoule_per_mole / unit.kelvin)
