@@ -110,7 +110,8 @@ fail:
 	if (e_ != cudaSuccess) return fek_cuda_fail(e_, what); } while (0)
 
 int
-mm_gpu_forces(struct fek_mm_gpu *g, const struct fek_box *b, int place)
+mm_gpu_forces(struct fek_mm_gpu *g, const struct fek_box *b, int place,
+    int ev)
 {
 	const struct fek_mm_top *t = g->t;
 	struct mm_dev *d = &g->d;
@@ -124,7 +125,7 @@ mm_gpu_forces(struct fek_mm_gpu *g, const struct fek_box *b, int place)
 	    mm_vsite_place_launch(d, b) < 0)
 		return -1;
 	if (mm_bonded_launch(d, b) < 0 ||
-	    mm_nonbonded_launch(d, &g->o, b) < 0 ||
+	    mm_nonbonded_launch(&g->nbl, d, &g->o, g->o.skin, b, ev) < 0 ||
 	    (g->pme != NULL && mm_pme_gpu_eval(g->pme, d, b) < 0))
 		return -1;
 	if (t->il[FEK_MM_VSITE3].n > 0 && mm_vsite_spread_launch(d, b) < 0)
@@ -171,16 +172,25 @@ fek_mm_gpu_eval(struct fek_mm_gpu *g, const struct fek_box *b, int place,
 		return 0;
 	CK(cudaMemcpy(d->x, x, n * 3 * sizeof(double), cudaMemcpyHostToDevice),
 	    "positions");
-	if (mm_gpu_forces(g, b, place) < 0)
+	if (mm_gpu_forces(g, b, place, 1) < 0)
 		return -1;
 	CK(cudaMemcpy(g->fh, d->f, n * 3 * sizeof(unsigned long long),
 	    cudaMemcpyDeviceToHost), "forces");
+	if (mm_nonbonded_check(g->nbl, b) < 0)
+		return -1;
 	if (place && t->il[FEK_MM_VSITE3].n > 0)
 		CK(cudaMemcpy(x, d->x, n * 3 * sizeof(double),
 		    cudaMemcpyDeviceToHost), "positions");
 	for (long i = 0; i < 3 * n; i++)
 		f[i] = mm_acc_value(g->fh[i]);
 	return mm_gpu_energy(g, b, e);
+}
+
+extern "C" int
+fek_mm_gpu_pairlist(struct fek_mm_gpu *g, double *rlist, long *builds,
+    int *room)
+{
+	return mm_nonbonded_stats(g->nbl, rlist, builds, room);
 }
 
 extern "C" void
@@ -192,6 +202,7 @@ fek_mm_gpu_free(struct fek_mm_gpu *g)
 		return;
 	d = &g->d;
 	mm_pme_gpu_free(g->pme);
+	mm_nblist_free(g->nbl);
 	cudaFree(d->q);
 	cudaFree(d->type);
 	cudaFree(d->c6);

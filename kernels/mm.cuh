@@ -29,6 +29,11 @@ struct fek_mm_gpu *fek_mm_gpu_new(const struct fek_mm_top *t,
 int	fek_mm_gpu_eval(struct fek_mm_gpu *g, const struct fek_box *b,
 	    int place, double *x, double *f, struct fek_mm_energy *e);
 void	fek_mm_gpu_free(struct fek_mm_gpu *g);
+/* The non-bonded pair list of g so far: its outer radius max(rcoulomb,
+ * rvdw) + skin (nm), how many times it was built, and the room of a row
+ * (partners); for md-gpu -v.  -1 with fek_seterr(70). */
+int	fek_mm_gpu_pairlist(struct fek_mm_gpu *g, double *rlist, long *builds,
+	    int *room);
 
 /* fek_mm_run (mm.h) resident on the GPU (kernels/mm_run.cu): the
  * positions, velocities and forces stay on the device, the constraints

@@ -68,9 +68,23 @@ int	mm_vsite_spread_launch(const struct mm_dev *d, const struct fek_box *b);
  * built from a site, or one site listed twice), else 0; for vsite_serial. */
 int	mm_vsite_serial(const struct fek_mm_top *t);
 
-/* mm_nonbonded.cu: fek_mm_nonbonded's terms. */
-int	mm_nonbonded_launch(const struct mm_dev *d, const struct fek_mm_opt *o,
-	    const struct fek_box *b);
+/* mm_nonbonded.cu: fek_mm_nonbonded's terms over the pair list *l (made
+ * at the first call, rebuilt on the device when an atom has moved skin / 2
+ * or the box has changed); with ev the energies and virial too, else the
+ * forces only. */
+struct mm_nblist;
+int	mm_nonbonded_launch(struct mm_nblist **l, const struct mm_dev *d,
+	    const struct fek_mm_opt *o, double skin, const struct fek_box *b,
+	    int ev);
+/* mm_nonbonded.cu: a look at the list's longest row since the last (a
+ * sync): rows grown, and a rebuild asked for, when one outgrew its room
+ * (its atom was then searched against all atoms: slower, as exact). */
+int	mm_nonbonded_check(struct mm_nblist *l, const struct fek_box *b);
+/* mm_nonbonded.cu: the list's outer radius (nm), builds so far and the
+ * rows' room (zeros before the first use). */
+int	mm_nonbonded_stats(const struct mm_nblist *l, double *rlist,
+	    long *builds, int *room);
+void	mm_nblist_free(struct mm_nblist *l);
 
 /* mm_pme.cu: the reciprocal part of smooth PME on a grid of n points with
  * B-splines of order and splitting beta, as fek_mm_pme_energy (the self
@@ -90,13 +104,16 @@ struct fek_mm_gpu {
 	struct fek_mm_opt o;
 	struct mm_dev d;
 	struct mm_pme_gpu *pme;
+	struct mm_nblist *nbl;		/* the non-bonded pair list */
 	double self;			/* PME: the Ewald self energy */
 	unsigned long long *fh;		/* host copy of the force
 					   accumulators */
 };
 /* mm.cu: the forces of d->x (with place, the sites placed first) into
- * d->f and the terms into d->acc, on the device only. */
-int	mm_gpu_forces(struct fek_mm_gpu *g, const struct fek_box *b, int place);
+ * d->f and, with ev, the terms and virial into d->acc, on the device
+ * only (without ev d->acc's short-range terms and virial are left out). */
+int	mm_gpu_forces(struct fek_mm_gpu *g, const struct fek_box *b, int place,
+	    int ev);
 /* mm.cu: the terms of the last mm_gpu_forces into e, booked as
  * energy.c books them (e->pot their sum). */
 int	mm_gpu_energy(struct fek_mm_gpu *g, const struct fek_box *b,

@@ -279,7 +279,8 @@ constrain_v(struct run_dev *r, const struct fek_mm_gpu *g,
 
 /* The flag of a failed constraint: 0, or -1 with fek_seterr(1). */
 static int
-check_fail(struct run_dev *r, long long step)
+check_fail(struct run_dev *r, struct fek_mm_gpu *g, const struct fek_box *b,
+    long long step)
 {
 	int f = 0;
 	cudaError_t e = cudaMemcpy(&f, r->fail, sizeof f,
@@ -287,6 +288,8 @@ check_fail(struct run_dev *r, long long step)
 
 	if (e != cudaSuccess)
 		return fek_cuda_fail(e, "flag");
+	if (mm_nonbonded_check(g->nbl, b) < 0)
+		return -1;
 	if (f == 0)
 		return 0;
 	return fek_seterr(FEK_EX_NUMERIC, "%s did not converge by step %lld "
@@ -305,7 +308,7 @@ fek_mm_gpu_run(struct fek_mm_gpu *g, const struct fek_mm_md *p,
 	struct fek_mm_energy e;
 	long n = t->n, n3 = 3 * n, ndf;
 	double dt = p->dt, a = exp(-p->gamma * dt), *im = NULL;
-	int *clstart = NULL, *cat = NULL, rc = -1;
+	int *clstart = NULL, *cat = NULL, rc = -1, ev;
 	double *cd = NULL;
 
 	memset(&r, 0, sizeof r);
@@ -370,7 +373,7 @@ fek_mm_gpu_run(struct fek_mm_gpu *g, const struct fek_mm_md *p,
 	k_copy<<<GRID(n3)>>>(n3, d->x, r.xold);
 	if (constrain_x(&r, g, b, p->constr_tol, r.xold, dt, 0) < 0 ||
 	    constrain_v(&r, g, b, p->constr_tol) < 0 ||
-	    mm_gpu_forces(g, b, 1) < 0 || check_fail(&r, 0) < 0)
+	    mm_gpu_forces(g, b, 1, 1) < 0 || check_fail(&r, g, b, 0) < 0)
 		goto out;
 	for (long long step = 0;; step++) {
 		int logs = sink->log != NULL && p->logevery > 0 &&
@@ -383,7 +386,7 @@ fek_mm_gpu_run(struct fek_mm_gpu *g, const struct fek_mm_md *p,
 			    cudaMemcpyDeviceToHost), "positions");
 			CK(cudaMemcpy(v, r.v, n3 * sizeof(double),
 			    cudaMemcpyDeviceToHost), "velocities");
-			if (check_fail(&r, step) < 0)
+			if (check_fail(&r, g, b, step) < 0)
 				goto out;
 		}
 		if (logs) {
@@ -400,14 +403,17 @@ fek_mm_gpu_run(struct fek_mm_gpu *g, const struct fek_mm_md *p,
 			goto out;
 		if (step == p->nsteps)
 			break;
+		/* the next step's energies only where the log wants them */
+		ev = sink->log != NULL && p->logevery > 0 && (step + 1) %
+		    p->logevery == 0;
 		if (step % CHECK_EVERY == CHECK_EVERY - 1 &&
-		    check_fail(&r, step) < 0)
+		    check_fail(&r, g, b, step) < 0)
 			goto out;
 		if (p->integrator == FEK_MM_INT_VV) {
 			k_kick<<<GRID(n3)>>>(n3, d->f, r.im, r.v, 0.5 * dt);
 			k_drift<<<GRID(n3)>>>(n3, d->x, r.v, r.xold, dt);
 			if (constrain_x(&r, g, b, p->constr_tol, r.xold, dt,
-			    1) < 0 || mm_gpu_forces(g, b, 1) < 0)
+			    1) < 0 || mm_gpu_forces(g, b, 1, ev) < 0)
 				goto out;
 			k_kick<<<GRID(n3)>>>(n3, d->f, r.im, r.v, 0.5 * dt);
 			if (constrain_v(&r, g, b, p->constr_tol) < 0)
@@ -419,7 +425,7 @@ fek_mm_gpu_run(struct fek_mm_gpu *g, const struct fek_mm_md *p,
 			k_middle<<<GRID(n)>>>(n, d->x, r.v, r.xold, r.im, a,
 			    p->kT, p->key, step, dt);
 			if (constrain_x(&r, g, b, p->constr_tol, r.xold, dt,
-			    1) < 0 || mm_gpu_forces(g, b, 1) < 0)
+			    1) < 0 || mm_gpu_forces(g, b, 1, ev) < 0)
 				goto out;
 		}
 	}
@@ -427,7 +433,7 @@ fek_mm_gpu_run(struct fek_mm_gpu *g, const struct fek_mm_md *p,
 	    "positions");
 	CK(cudaMemcpy(v, r.v, n3 * sizeof(double), cudaMemcpyDeviceToHost),
 	    "velocities");
-	rc = check_fail(&r, p->nsteps);
+	rc = check_fail(&r, g, b, p->nsteps);
 out:
 	cudaFree(r.v);
 	cudaFree(r.xold);

@@ -28,6 +28,14 @@ fek_mm_gpu_free(struct fek_mm_gpu *g)
 }
 
 int
+fek_mm_gpu_pairlist(struct fek_mm_gpu *g, double *rlist, long *builds,
+    int *room)
+{
+	return fek_seterr(FEK_EX_UNAVAILABLE, "-d gpu: fek was built without "
+	    "CUDA (nvcc not found)");
+}
+
+int
 fek_mm_gpu_replicas_run(const struct fek_mm_top *t, const struct fek_mm_opt *o,
     const struct fek_mm_md *p, const struct fek_mm_cvset *cv,
     const struct fek_mm_batch *bt, const struct fek_box *b, double *x,

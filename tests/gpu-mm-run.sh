@@ -1,16 +1,20 @@
 # tests/gpu-mm-run.sh - make check-gpu: md-gpu --top dynamics resident on
 # the GPU (kernels/mm_run.cu: the integrators, SETTLE, SHAKE and RATTLE on
 # the device) against the CPU (lib/mm/run.c).  The GPU draws the CPU's
-# Philox normals and its forces equal the CPU's to 1e-12, so its log
-# follows the CPU's until chaos amplifies the rounding: over 100 steps of
-# 2 fs the potential energies of the logs agree within 1e-8 relative and
-# the last frames' positions within 1e-8 nm, for 216 SPC/E waters (SETTLE,
-# reaction field; Langevin and velocity Verlet) and alanine dipeptide in
-# vacuum (SHAKE and RATTLE on h-bonds); the run resident on the GPU
-# repeats to the bit and equals the host-driven one (FEK_MM_HOSTRUN=1);
-# velocity Verlet conserves the energy over 2000 steps (sd(E) / sd(K) <
-# 0.05, as tests/mm-md.sh on the CPU).  Inputs as tests/gpu-mm.sh
-# (GROMACS here, else $FEK_MM_GPU_DATA).  Skipped unless FEK_TEST_GPU.
+# Philox normals and, with --precision double, its forces equal the CPU's
+# to 1e-12, so its log follows the CPU's until chaos amplifies the
+# rounding: over 100 steps of 2 fs the potential energies of the logs
+# agree within 1e-8 relative and the last frames' positions within 1e-8
+# nm, for 216 SPC/E waters (SETTLE, reaction field; Langevin and velocity
+# Verlet) and alanine dipeptide in vacuum (SHAKE and RATTLE on h-bonds);
+# likewise over 30 steps for 5832 waters with PME, where the pair list
+# (kernels/mm_nonbonded.cu) is rebuilt, and a drop of water in a large box,
+# where its rows overflow and grow; in mixed precision the large box
+# within 1e-5; the run resident on the GPU repeats to the bit and equals
+# the host-driven one (FEK_MM_HOSTRUN=1); velocity Verlet conserves the
+# energy over 2000 steps in both precisions (sd(E) / sd(K) < 0.05, as
+# tests/mm-md.sh on the CPU).  Inputs as tests/gpu-mm.sh (GROMACS here,
+# else $FEK_MM_GPU_DATA).  Skipped unless FEK_TEST_GPU.
 . "$(dirname "$0")/lib.sh"
 
 if [ -z "${FEK_TEST_GPU:-}" ]; then
@@ -57,7 +61,7 @@ for c in "water-sd $S $W wsd.mdp" "water-vv $S $W wvv.mdp" "ala2-sd $D/ala2.top 
 	set -- $c
 	R="md-gpu --top $2 --mdp $4 --config $3 -n 100 -e 100 --thermo 10 -T"
 	t $1-cpu 0 "$R -d cpu -l $1-cpu.log > $1-cpu.fek"
-	t $1-gpu 0 "$R -d gpu -l $1-gpu.log > $1-gpu.fek"
+	t $1-gpu 0 "$R -d gpu --precision double -l $1-gpu.log > $1-gpu.fek"
 	d=$(logdiff $1-cpu.log $1-gpu.log)
 	echo "$1: 100 steps, largest relative difference of pot GPU - CPU $d"
 	le $1-pot "$d" 1e-8
@@ -65,15 +69,63 @@ for c in "water-sd $S $W wsd.mdp" "water-vv $S $W wvv.mdp" "ala2-sd $D/ala2.top 
 	echo "$1: last frame, largest position difference GPU - CPU $d nm"
 	le $1-frame "$d" 1e-8
 done
-t water-gpu-again 0 "md-gpu --top $S --mdp wsd.mdp --config $W -n 100 -e 100 --thermo 10 -T -d gpu -l again.log > again.fek && grep -v '^#PROV' again.fek > a1 && grep -v '^#PROV' water-sd-gpu.fek | cmp - a1"
-t ala2-hostrun 0 "FEK_MM_HOSTRUN=1 md-gpu --top $D/ala2.top --mdp asd.mdp --config $D/ala2.gro -n 100 -e 100 --thermo 10 -T -d gpu -l host.log > host.fek"
+# the pair list where the box holds cells (5832 SPC/E waters, 5.59 nm,
+# PME): a skin of 0.02 nm has it rebuilt every few steps, 0.1 (the
+# default) now and then, and neither changes the forces
+if [ -f "$D/big.gro" ]; then
+	BG=$D/big.gro
+else
+	t big-inputs 0 "gmx genconf -f $W -nbox 3 3 3 -o big.gro > gc.log 2>&1"
+	BG=big.gro
+fi
+sed 's/^  SOL  216$/  SOL  5832/' "$S" > big.top
+printf 'integrator = sd\ndt = 0.002\ntau-t = 1\nref-t = 300\ngen-vel = yes\ngen-temp = 300\ncoulombtype = PME\nrcoulomb = 0.9\nrvdw = 0.9\nDispCorr = EnerPres\n' > bsd.mdp
+R="md-gpu --top big.top --mdp bsd.mdp --config $BG -n 30 -e 30 --thermo 5 -T"
+t big-cpu 0 "$R -d cpu -l big-cpu.log > big-cpu.fek"
+for sk in 0.02 0.1; do
+	t big-gpu-$sk 0 "$R -d gpu --precision double -v --skin $sk -l big-gpu-$sk.log > big-gpu-$sk.fek 2> big-$sk.err"
+	grep 'pair list' big-$sk.err
+	d=$(logdiff big-cpu.log big-gpu-$sk.log)
+	echo "5832 waters, skin $sk: 30 steps, largest relative difference of pot GPU - CPU $d"
+	le big-$sk-pot "$d" 1e-8
+	d=$(framediff big-cpu.fek big-gpu-$sk.fek)
+	le big-$sk-frame "$d" 1e-8
+done
+# mixed precision (the default on the GPU): the same run within 1e-5,
+# the same bits twice
+t big-gpu-mixed 0 "$R -d gpu -l big-mixed.log > big-mixed.fek"
+d=$(logdiff big-cpu.log big-mixed.log)
+echo "5832 waters, mixed precision: 30 steps, largest relative difference of pot GPU - CPU $d"
+le big-mixed-pot "$d" 1e-5
+d=$(framediff big-cpu.fek big-mixed.fek)
+echo "5832 waters, mixed precision: last frame, largest position difference GPU - CPU $d nm"
+le big-mixed-frame "$d" 1e-5
+t big-mixed-again 0 "$R -d gpu -l big-mixed2.log > big-mixed2.fek && grep -v '^#PROV' big-mixed.fek > m1 && grep -v '^#PROV' big-mixed2.fek | cmp - m1"
+n=$(sed -n 's/.*built \([0-9]*\) times.*/\1/p' big-0.02.err)
+echo "skin 0.02: $n builds in 30 steps"
+le big-rebuilt 3 "${n:-0}"
+# a drop of 216 waters in a 6 nm box: rows sized for the box's mean
+# density overflow at the first build (those atoms search all atoms),
+# then grow
+awk 'NR == 1 { print; next } { l = $0 } NR > 2 && prev != "" { print prev } { prev = l } END { print "   6.00000   6.00000   6.00000" }' "$W" > drop.gro
+R="md-gpu --top $S --mdp wsd.mdp --config drop.gro -n 30 -e 30 --thermo 5 -T"
+t drop-cpu 0 "$R -d cpu -l drop-cpu.log > drop-cpu.fek"
+t drop-gpu 0 "$R -d gpu --precision double -v -l drop-gpu.log > drop-gpu.fek 2> drop.err"
+grep 'pair list' drop.err
+le drop-pot "$(logdiff drop-cpu.log drop-gpu.log)" 1e-8
+le drop-frame "$(framediff drop-cpu.fek drop-gpu.fek)" 1e-8
+
+t water-gpu-again 0 "md-gpu --top $S --mdp wsd.mdp --config $W -n 100 -e 100 --thermo 10 -T -d gpu --precision double -l again.log > again.fek && grep -v '^#PROV' again.fek > a1 && grep -v '^#PROV' water-sd-gpu.fek | cmp - a1"
+t ala2-hostrun 0 "FEK_MM_HOSTRUN=1 md-gpu --top $D/ala2.top --mdp asd.mdp --config $D/ala2.gro -n 100 -e 100 --thermo 10 -T -d gpu --precision double -l host.log > host.fek"
 d=$(logdiff host.log ala2-sd-gpu.log)
 echo "ala2: resident against host-driven, largest relative difference of pot $d"
 le ala2-resident-hostrun "$d" 1e-8
 
 # energy conservation on the GPU (velocity Verlet, SETTLE, 2 fs)
-t water-nve 0 "md-gpu -d gpu --top $S --mdp wvv.mdp --config $W -n 2000 --thermo 5 -l nve.log > /dev/null"
-r=$(awk '!/^#/ && $2 >= 200 { n++; k += $18; kk += $18 * $18; e += $19; ee += $19 * $19 }
-    END { sk = sqrt(kk / n - (k / n) ^ 2); se = sqrt(ee / n - (e / n) ^ 2); printf "%.4g\n", se / sk }' nve.log)
-echo "velocity Verlet on the GPU, 216 SPC/E, 2 fs, 2000 steps: sd(E) / sd(K) = $r"
-le water-nve-conserved "$r" 0.05
+for pr in double mixed; do
+	t water-nve-$pr 0 "md-gpu -d gpu --precision $pr --top $S --mdp wvv.mdp --config $W -n 2000 --thermo 5 -l nve-$pr.log > /dev/null"
+	r=$(awk '!/^#/ && $2 >= 200 { n++; k += $18; kk += $18 * $18; e += $19; ee += $19 * $19 }
+	    END { sk = sqrt(kk / n - (k / n) ^ 2); se = sqrt(ee / n - (e / n) ^ 2); printf "%.4g\n", se / sk }' nve-$pr.log)
+	echo "velocity Verlet on the GPU ($pr), 216 SPC/E, 2 fs, 2000 steps: sd(E) / sd(K) = $r"
+	le water-nve-$pr-conserved "$r" 0.05
+done

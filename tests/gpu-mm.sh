@@ -5,7 +5,8 @@
 # sites placed and a little off their places; on 216 rigid SPC/E waters
 # with reaction field and PME, a TIP4P box (virtual sites), alanine
 # dipeptide in vacuum and in TIP3P water (amber99sb-ildn) and with
-# charmm27 (Urey-Bradley, impropers).  The systems are made with GROMACS
+# charmm27 (Urey-Bradley, impropers); and with the pairs in mixed
+# precision (--precision mixed) within 1e-5.  The systems are made with GROMACS
 # (gmx pdb2gmx, solvate, genconf; topologies preprocessed by grompp -pp)
 # where it is installed, else read from $FEK_MM_GPU_DATA (the same files,
 # made on a machine that has it: see the end of this file).  Skipped
@@ -54,11 +55,12 @@ printf 'coulombtype = PME\nrcoulomb = 0.9\nrvdw = 0.9\nDispCorr = EnerPres\n' > 
 printf 'coulombtype = Cut-off\nrcoulomb = 1.0\nrvdw = 1.0\n' > cut.mdp
 printf 'coulombtype = PME\nrcoulomb = 1.0\nrvdw = 1.0\nDispCorr = EnerPres\nconstraints = h-bonds\n' > pmeh.mdp
 
-# gpucheck NAME MDP TOP GRO: tests/mm-gpu-check's lines as results
+# gpucheck NAME MDP TOP GRO: tests/mm-gpu-check's lines as results (with
+# MIXED=-M, the GPU's pairs in mixed precision, to 1e-5)
 gpucheck() {
 	local n=$1
 	shift
-	"$CHECK" -m "$@" > "$n.out" 2> "$n.err"
+	"$CHECK" ${MIXED:-} -m "$@" > "$n.out" 2> "$n.err"
 	rc=$?
 	if [ "$rc" = 69 ]; then
 		skip "$n" "$(tail -n 1 "$n.err")"
@@ -79,6 +81,11 @@ gpucheck tip4p-pme pme.mdp "$D/tip4p.top" "$D/tip4p.gro"
 gpucheck ala2-cut cut.mdp "$D/ala2.top" "$D/ala2.gro"
 gpucheck ala2-tip3p pmeh.mdp "$D/ala2w.top" "$D/ala2-wat.gro"
 gpucheck ala2-charmm cut.mdp "$D/ala2c.top" "$D/ala2c.gro"
+MIXED=-M
+gpucheck spce-rf-mixed rf.mdp "$D/spce216.top" "$D/spc216.gro"
+gpucheck tip4p-pme-mixed pme.mdp "$D/tip4p.top" "$D/tip4p.gro"
+gpucheck ala2-tip3p-mixed pmeh.mdp "$D/ala2w.top" "$D/ala2-wat.gro"
+MIXED=
 
 # To make $FEK_MM_GPU_DATA on a machine with GROMACS (the GPU machine of
 # the device tool has none): run this file's mkinputs in an empty folder

@@ -906,8 +906,9 @@ molecules_usage(void)
 	    "              [-l log] [-n steps] [-o file.dcd] [-s seed] "
 	    "[-t temperature]\n"
 	    "              [--confout file.gro] [--mdp file.mdp] "
-	    "[--pcoupl no|mc] [--pressure bar]\n"
-	    "              [--tcoupl no|v-rescale|nose-hoover]\n"
+	    "[--pcoupl no|mc] [--precision double|mixed]\n"
+	    "              [--pressure bar] [--skin nm] "
+	    "[--tcoupl no|v-rescale|nose-hoover]\n"
 	    "              [--thermo steps]\n"
 	    "              --top file.top --config file.gro\n"
 	    "       md-gpu [-Tqv] [-d cpu|gpu|auto] [-e every] [-f friction] "
@@ -1235,7 +1236,7 @@ molecules_main(int argc, char **argv)
 {
 	enum { OPT_TOP = 400, OPT_MDP, OPT_RERUN, OPT_FMT, OPT_CONF,
 	    OPT_CONFOUT, OPT_THERMO, OPT_TCOUPL, OPT_MVERSION, OPT_DIH,
-	    OPT_SKIP, OPT_PCOUPL, OPT_PRESSURE };
+	    OPT_SKIP, OPT_PCOUPL, OPT_PRESSURE, OPT_MSKIN, OPT_MPREC };
 	static const struct option lopts[] = {
 		{ "config", required_argument, NULL, OPT_CONF },
 		{ "confout", required_argument, NULL, OPT_CONFOUT },
@@ -1243,8 +1244,10 @@ molecules_main(int argc, char **argv)
 		{ "format", required_argument, NULL, OPT_FMT },
 		{ "mdp", required_argument, NULL, OPT_MDP },
 		{ "pcoupl", required_argument, NULL, OPT_PCOUPL },
+		{ "precision", required_argument, NULL, OPT_MPREC },
 		{ "pressure", required_argument, NULL, OPT_PRESSURE },
 		{ "rerun", required_argument, NULL, OPT_RERUN },
+		{ "skin", required_argument, NULL, OPT_MSKIN },
 		{ "skip", required_argument, NULL, OPT_SKIP },
 		{ "tcoupl", required_argument, NULL, OPT_TCOUPL },
 		{ "thermo", required_argument, NULL, OPT_THERMO },
@@ -1256,7 +1259,8 @@ molecules_main(int argc, char **argv)
 	const char *config = NULL, *confout = NULL, *logpath = NULL;
 	const char *dcdpath = NULL, *integ = NULL, *tcoupl = NULL;
 	const char *pcoupl = NULL;
-	double pressure = -1;
+	double pressure = -1, skin = -1;
+	int mixed = -1;
 	long baro[2] = { 0, 0 };
 	enum fek_device dev = FEK_DEV_AUTO, use;
 	struct fek_mm_top t;
@@ -1270,7 +1274,7 @@ molecules_main(int argc, char **argv)
 	char *cmd, incdirs[1024];
 	long nsteps = -1, every = -1, thermo = -1, seed = -1, nrep = -1;
 	long skip = 0, nwin = 1;
-	double dt = -1, temp = -1, fric = -1;
+	double dt = -1, temp = -1, fric = -1, t0;
 	int c, nerr = 0, text = 0, verbose = 0, quiet = 0;
 	struct fek_mm_cvset cv;
 	const char *winfile = NULL;
@@ -1345,6 +1349,21 @@ molecules_main(int argc, char **argv)
 			nerr += fek_opt_double(optarg, -1e6, 1e6,
 			    "--pressure (bar)", &pressure);
 			break;
+		case OPT_MSKIN:
+			nerr += fek_opt_double(optarg, 0, 10, "--skin (nm)",
+			    &skin);
+			break;
+		case OPT_MPREC:
+			if (strcmp(optarg, "double") == 0)
+				mixed = 0;
+			else if (strcmp(optarg, "mixed") == 0)
+				mixed = 1;
+			else {
+				fek_warnx("--precision: '%s' is not double or "
+				    "mixed", optarg);
+				nerr++;
+			}
+			break;
 		case OPT_SKIP:
 			nerr += fek_opt_long(optarg, 0, LONG_MAX, "--skip",
 			    &skip);
@@ -1404,6 +1423,11 @@ molecules_main(int argc, char **argv)
 	fek_mm_opt_default(&o);
 	if (mdp != NULL && fek_mm_opt_read(&o, mdp) < 0)
 		fek_die();
+	if (skin >= 0)
+		o.skin = skin;
+	/* mixed pairs by default on the GPU only: the CPU is the
+	 * double-precision reference */
+	o.mixed = mixed >= 0 ? mixed : use == FEK_DEV_GPU;
 	if (fek_mm_top_read(&t, top, mdp_incdirs(o.include, incdirs,
 	    sizeof incdirs), o.define[0] ? o.define : NULL) < 0)
 		fek_die();
@@ -1542,6 +1566,7 @@ molecules_main(int argc, char **argv)
 	/* on the GPU the whole run stays there, but for the thermostats of
 	 * velocity Verlet (and FEK_MM_HOSTRUN=1, the host driving the GPU's
 	 * forces, to compare) */
+	t0 = fek_seconds();
 	if (gpu != NULL && md.tcoupl == FEK_MM_TC_NONE && md.pcoupl ==
 	    FEK_MM_PC_NONE && getenv("FEK_MM_HOSTRUN") == NULL) {
 		if (fek_mm_gpu_run(gpu, &md, &conf.box, conf.x, conf.v,
@@ -1550,6 +1575,18 @@ molecules_main(int argc, char **argv)
 	} else if (fek_mm_run(&t, &o, &md, &conf.box, conf.x, conf.v,
 	    &out.sink, gpu ? &gff : NULL) < 0) {
 		fek_die();
+	}
+	t0 = fek_seconds() - t0;
+	if (gpu != NULL && verbose) {
+		double rl;
+		long nb;
+		int room;
+
+		if (fek_mm_gpu_pairlist(gpu, &rl, &nb, &room) < 0)
+			fek_die();
+		fprintf(stderr, "md-gpu: pair list to %g nm (skin %g): built "
+		    "%ld times in %lld steps, rows of %d\n", rl, o.skin, nb,
+		    md.nsteps, room);
 	}
 	fek_mm_gpu_free(gpu);
 	if (fek_mm_out_finish(&out) < 0)
@@ -1570,8 +1607,10 @@ molecules_main(int argc, char **argv)
 	fek_fshut(stdout, "stdout");
 	if (verbose)
 		fprintf(stderr, "md-gpu: %s: %ld atoms, %lld steps of %g ps, "
-		    "%ld degrees of freedom\n", top, t.n, md.nsteps, md.dt,
-		    out.dof);
+		    "%ld degrees of freedom; %s: %.3f s (%.4g ms a step, "
+		    "%.4g ns/day)\n", top, t.n, md.nsteps, md.dt, out.dof,
+		    gpu != NULL ? "gpu" : "cpu", t0, md.nsteps > 0 ? 1e3 * t0 /
+		    md.nsteps : 0, t0 > 0 ? md.nsteps * md.dt * 86.4 / t0 : 0);
 	if (verbose && md.pcoupl)
 		fprintf(stderr, "md-gpu: Monte Carlo barostat at %g bar: %ld "
 		    "of %ld volume moves accepted; final volume %.6g nm^3\n",

@@ -61,11 +61,8 @@ fek_nlist_free(struct fek_nlist *nl)
 	memset(nl, 0, sizeof *nl);
 }
 
-/* The cell grid of a box: the stencil's reach (2: cells of rl / 2, 1:
- * cells of rl) and nc[], or 0 when a dimension has fewer than 3 cells of
- * rl. */
-static int
-cell_grid(const struct fek_box *bx, double rl, long *nc)
+int
+fek_cell_grid(const struct fek_box *bx, double rl, long *nc)
 {
 	double w[3];
 	int reach;
@@ -257,7 +254,7 @@ fek_nlist_build(struct fek_nlist *nl, const struct fek_psys *s, int b)
 		v[1] = ky * bx->ly + kz * bx->yz;
 		v[2] = kz * bx->lz;
 	}
-	reach = cell_grid(bx, nl->rc + nl->skin, nc);
+	reach = fek_cell_grid(bx, nl->rc + nl->skin, nc);
 	nl->allpairs = reach == 0;
 	if (reach > 0) {
 		long ncell = nc[0] * nc[1] * nc[2];

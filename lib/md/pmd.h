@@ -122,6 +122,12 @@ int	fek_box_check(const struct fek_box *b, double rmax, const char *what);
 double	fek_box_volume(const struct fek_box *b);
 /* The perpendicular widths of the cell (between opposite faces). */
 void	fek_box_widths(const struct fek_box *b, double *w);
+/* nlist.c: the cell grid of a box for pairs within rl: the stencil's
+ * reach (2: cells at least rl / 2 wide, 5 x 5 x 5 of them searched; 1:
+ * cells at least rl wide, 3 x 3 x 3) and the cells along each edge nc[]
+ * (at most 1024), or 0 when a dimension has fewer than 3 cells of rl
+ * (all pairs searched). */
+int	fek_cell_grid(const struct fek_box *b, double rl, long *nc);
 /* Edges and tilts times sc (the origin kept). */
 void	fek_box_scale(struct fek_box *b, double sc);
 

@@ -178,6 +178,12 @@ struct fek_mm_opt {
 	long gen_seed;			/* gen-seed (-1: md-gpu's -s) */
 	long nh_chain;			/* nh-chain-length (10) */
 	long nstpcouple;		/* nstpcouple (-1: md-gpu's 25) */
+	double skin;			/* the GPU's pair list: buffer beyond
+					   the cut-offs, nm (md-gpu --skin;
+					   0.1); speed only */
+	int mixed;			/* the GPU's non-bonded pairs in
+					   single precision (md-gpu
+					   --precision mixed); 0: double */
 };
 
 /* GROMACS's defaults into o. */
