@@ -92,8 +92,8 @@ fek_mm_gpu_new(const struct fek_mm_top *t, const struct fek_mm_opt *o,
 			if (o->fourier_n[k] <= 0 && grid[k] < nmin)
 				grid[k] = nmin;
 		}
-		if ((g->pme = mm_pme_gpu_new(grid, o->pme_order, p.beta, n)) ==
-		    NULL)
+		if ((g->pme = mm_pme_gpu_new(grid, o->pme_order, p.beta, n,
+		    o->mixed)) == NULL)
 			goto fail;
 		for (long i = 0; i < n; i++)
 			q2 += t->q[i] * t->q[i];

@@ -47,14 +47,14 @@ extern "C" {
 #include "md/pmd.h"
 }
 #include "cuda_check.cuh"
+#include "mm_int.cuh"
+#include "mm_constr.cuh"
 #include "mm.cuh"
 
 #define WARP 32
 #define WPB 4			/* replicas (warps) a block */
 #define MAXN 320		/* atoms a replica (shared memory) */
 #define CHUNK 5000		/* steps a launch */
-#define SHAKE_MAXIT 1000	/* as constr.c */
-#define FIX 4294967296.0	/* 2^32 */
 #define FULL 0xffffffffu
 #define DEG (180 / M_PI)
 
@@ -90,35 +90,7 @@ struct bdev {
 	int *fail;			/* 0, or 1 + the first failing replica */
 };
 
-static __device__ __forceinline__ void
-fadd(unsigned long long *a, double v)
-{
-	atomicAdd(a, (unsigned long long)__double2ll_rn(v * FIX));
-}
-
-static __device__ __forceinline__ double
-fget(unsigned long long a)
-{
-	return (double)(long long)a / FIX;
-}
-
-static __device__ __forceinline__ void
-img(const struct fek_box *b, const double *x, int i, int j, double *d)
-{
-	for (int c = 0; c < 3; c++)
-		d[c] = x[3 * i + c] - x[3 * j + c];
-	fek_box_minimage(b, d);
-}
-
 /* A warp's sum, the same tree every time. */
-static __device__ __forceinline__ double
-wsum(double s)
-{
-	for (int o = 16; o > 0; o >>= 1)
-		s += __shfl_xor_sync(FULL, s, o);
-	return s;
-}
-
 /* The forces at x into fa (fixed point); the window's restraints. */
 static __device__ void
 forces(const struct bdev *d, int lane, const double *x,
@@ -133,27 +105,27 @@ forces(const struct bdev *d, int lane, const double *x,
 		int2 p = d->pij[k];
 		double dd[3], r2, fi[3], elj = 0, ec = 0;
 
-		img(&d->box, x, p.x, p.y, dd);
+		fek_vimage(&d->box, x, p.x, p.y, dd);
 		r2 = dd[0] * dd[0] + dd[1] * dd[1] + dd[2] * dd[2];
 		if (r2 >= d->rmax2)
 			continue;
 		fek_mm_nb_pair(&d->nb, d->ppar[3 * k], d->ppar[3 * k + 1],
 		    d->ppar[3 * k + 2], r2, dd, &elj, &ec, fi);
 		for (int c = 0; c < 3; c++) {
-			fadd(&fa[3 * p.x + c], fi[c]);
-			fadd(&fa[3 * p.y + c], -fi[c]);
+			mm_acc(&fa[3 * p.x + c], fi[c]);
+			mm_acc(&fa[3 * p.y + c], -fi[c]);
 		}
 	}
 	for (int k = lane; k < d->nexcl; k += WARP) {
 		int2 p = d->eij[k];
 		double dd[3], r2, fi[3], ec = 0;
 
-		img(&d->box, x, p.x, p.y, dd);
+		fek_vimage(&d->box, x, p.x, p.y, dd);
 		r2 = dd[0] * dd[0] + dd[1] * dd[1] + dd[2] * dd[2];
 		fek_mm_nb_excluded(&d->nb, d->eqq[k], r2, dd, &ec, fi);
 		for (int c = 0; c < 3; c++) {
-			fadd(&fa[3 * p.x + c], fi[c]);
-			fadd(&fa[3 * p.y + c], -fi[c]);
+			mm_acc(&fa[3 * p.x + c], fi[c]);
+			mm_acc(&fa[3 * p.y + c], -fi[c]);
 		}
 	}
 	for (int k = lane; k < d->nbint + (centre ? d->ncv : 0); k += WARP) {
@@ -181,7 +153,7 @@ forces(const struct bdev *d, int lane, const double *x,
 		if (na == 2) {
 			double r[3];
 
-			img(&d->box, x, at[0], at[1], r);
+			fek_vimage(&d->box, x, at[0], at[1], r);
 			if (kind == FEK_MM_BOND) {
 				(void)fek_mm_bond_eval(r, par, f4, vir);
 			} else {
@@ -193,23 +165,23 @@ forces(const struct bdev *d, int lane, const double *x,
 		} else if (na == 3) {
 			double rij[3], rkj[3];
 
-			img(&d->box, x, at[0], at[1], rij);
-			img(&d->box, x, at[2], at[1], rkj);
+			fek_vimage(&d->box, x, at[0], at[1], rij);
+			fek_vimage(&d->box, x, at[2], at[1], rkj);
 			(void)(kind == FEK_MM_UB ? fek_mm_ub_eval(rij, rkj,
 			    par, f4, vir) : fek_mm_angle_eval(rij, rkj, par,
 			    f4, vir));
 		} else {
 			double b1[3], b2[3], b3[3];
 
-			img(&d->box, x, at[1], at[0], b1);
-			img(&d->box, x, at[2], at[1], b2);
-			img(&d->box, x, at[3], at[2], b3);
+			fek_vimage(&d->box, x, at[1], at[0], b1);
+			fek_vimage(&d->box, x, at[2], at[1], b2);
+			fek_vimage(&d->box, x, at[3], at[2], b3);
 			(void)fek_mm_dih_eval(kind, b1, b2, b3, par, f4,
 			    vir);
 		}
 		for (int a = 0; a < na; a++)
 			for (int c = 0; c < 3; c++)
-				fadd(&fa[3 * at[a] + c], f4[a][c]);
+				mm_acc(&fa[3 * at[a] + c], f4[a][c]);
 	}
 	__syncwarp();
 }
@@ -218,69 +190,20 @@ forces(const struct bdev *d, int lane, const double *x,
 static __device__ int
 shake(const struct bdev *d, int c, const double *xref, double *x)
 {
-	int lo = d->clstart[c], hi = d->clstart[c + 1];
+	int lo = d->clstart[c];
 
-	for (int it = 0; it < SHAKE_MAXIT; it++) {
-		int done = 1;
-
-		for (int k = lo; k < hi; k++) {
-			int i = d->cij[k].x, j = d->cij[k].y;
-			double r[3], rref[3], d2 = d->cd[k] * d->cd[k], diff;
-			double rr, g, imi = d->im[i], imj = d->im[j];
-
-			img(&d->box, xref, i, j, rref);
-			img(&d->box, x, i, j, r);
-			diff = d2 - (r[0] * r[0] + r[1] * r[1] + r[2] * r[2]);
-			if (fabs(diff) <= 2 * d->tol * d2)
-				continue;
-			done = 0;
-			rr = r[0] * rref[0] + r[1] * rref[1] + r[2] * rref[2];
-			if (!(rr > 1e-6 * d2))
-				return -1;
-			g = diff / (2 * (imi + imj) * rr);
-			for (int e = 0; e < 3; e++) {
-				x[3 * i + e] += g * imi * rref[e];
-				x[3 * j + e] -= g * imj * rref[e];
-			}
-		}
-		if (done)
-			return 0;
-	}
-	return -1;
+	return mm_shake_cluster(d->clstart[c + 1] - lo, d->cij + lo, d->cd +
+	    lo, d->im, &d->box, d->tol, xref, x);
 }
 
 /* RATTLE of cluster c's bonds at x: v; 0, or -1 on failure. */
 static __device__ int
 rattle(const struct bdev *d, int c, const double *x, double *v, double vtol)
 {
-	int lo = d->clstart[c], hi = d->clstart[c + 1];
+	int lo = d->clstart[c];
 
-	for (int it = 0; it < SHAKE_MAXIT; it++) {
-		int done = 1;
-
-		for (int k = lo; k < hi; k++) {
-			int i = d->cij[k].x, j = d->cij[k].y;
-			double r[3], rv = 0, r2 = 0, h;
-			double imi = d->im[i], imj = d->im[j];
-
-			img(&d->box, x, i, j, r);
-			for (int e = 0; e < 3; e++) {
-				rv += r[e] * (v[3 * i + e] - v[3 * j + e]);
-				r2 += r[e] * r[e];
-			}
-			if (fabs(rv) <= vtol * sqrt(r2))
-				continue;
-			done = 0;
-			h = -rv / ((imi + imj) * r2);
-			for (int e = 0; e < 3; e++) {
-				v[3 * i + e] += h * imi * r[e];
-				v[3 * j + e] -= h * imj * r[e];
-			}
-		}
-		if (done)
-			return 0;
-	}
-	return -1;
+	return mm_rattle_cluster(d->clstart[c + 1] - lo, d->cij + lo, d->im,
+	    &d->box, vtol, x, v);
 }
 
 /* The velocity constraints of every cluster (RATTLE's tolerance from the
@@ -300,7 +223,7 @@ vconstrain(const struct bdev *d, int lane, const double *x, double *v)
 			u2 += v[3 * i + e] * v[3 * i + e] + v[3 * j + e] *
 			    v[3 * j + e];
 	}
-	u2 = wsum(u2);
+	u2 = mm_wsum(u2);
 	if (u2 == 0)
 		return 0;
 	vtol = d->tol * sqrt(u2 / (2 * d->ncon));
@@ -342,9 +265,9 @@ sample(const struct bdev *d, int lane, long r, long long s, const double *x)
 		double b1[3], b2[3], b3[3];
 		long long idx = (s - d->first) / d->every;
 
-		img(&d->box, x, at[1], at[0], b1);
-		img(&d->box, x, at[2], at[1], b2);
-		img(&d->box, x, at[3], at[2], b3);
+		fek_vimage(&d->box, x, at[1], at[0], b1);
+		fek_vimage(&d->box, x, at[2], at[1], b2);
+		fek_vimage(&d->box, x, at[3], at[2], b3);
 		if (idx < d->nsamp)
 			d->samples[(r * d->nsamp + idx) * d->ncv + lane] =
 			    fek_mm_dih_angle(b1, b2, b3) * DEG;
@@ -401,7 +324,7 @@ k_batch(struct bdev d, long R, long long s0, long long s1, int last)
 			break;
 		if (d.integ == FEK_MM_INT_VV) {
 			for (int k = lane; k < 3 * n; k += WARP) {
-				v[k] += 0.5 * d.dt * fget(fa[k]) * d.im[k / 3];
+				v[k] += 0.5 * d.dt * mm_acc_value(fa[k]) * d.im[k / 3];
 				xo[k] = x[k];
 				x[k] += d.dt * v[k];
 			}
@@ -409,12 +332,12 @@ k_batch(struct bdev d, long R, long long s0, long long s1, int last)
 			bad |= xconstrain(&d, lane, xo, x, v, xs);
 			forces(&d, lane, x, fa, centre, spring);
 			for (int k = lane; k < 3 * n; k += WARP)
-				v[k] += 0.5 * d.dt * fget(fa[k]) * d.im[k / 3];
+				v[k] += 0.5 * d.dt * mm_acc_value(fa[k]) * d.im[k / 3];
 			__syncwarp();
 			bad |= vconstrain(&d, lane, x, v);
 		} else {
 			for (int k = lane; k < 3 * n; k += WARP)
-				v[k] += d.dt * fget(fa[k]) * d.im[k / 3];
+				v[k] += d.dt * mm_acc_value(fa[k]) * d.im[k / 3];
 			__syncwarp();
 			bad |= vconstrain(&d, lane, x, v);
 			for (int i = lane; i < n; i += WARP) {

@@ -35,6 +35,15 @@ mm_acc_value(unsigned long long a)
 	return (double)(long long)a / MM_FIX;
 }
 
+/* The sum of a warp's v, the same tree every time. */
+static __device__ __forceinline__ double
+mm_wsum(double v)
+{
+	for (int o = 16; o > 0; o >>= 1)
+		v += __shfl_xor_sync(0xffffffffu, v, o);
+	return v;
+}
+
 /* The system on the device (device pointers; sizes on the host too). */
 struct mm_dev {
 	long n;
@@ -88,10 +97,12 @@ void	mm_nblist_free(struct mm_nblist *l);
 
 /* mm_pme.cu: the reciprocal part of smooth PME on a grid of n points with
  * B-splines of order and splitting beta, as fek_mm_pme_energy (the self
- * and background terms included; forces and virial to d). */
+ * and background terms included; forces and virial to d); with single,
+ * the transforms and the grid the forces are gathered from in single
+ * precision (md-gpu --precision mixed). */
 struct mm_pme_gpu;
 struct mm_pme_gpu *mm_pme_gpu_new(const int *n, int order, double beta,
-	    long natoms);
+	    long natoms, int single);
 /* Adds the energy to d->acc[MM_ACC_E + FEK_MM_E_COULRECIP] (all of
  * fek_mm_pme_energy's energy: energy.c's caller moves the self term). */
 int	mm_pme_gpu_eval(struct mm_pme_gpu *p, const struct mm_dev *d,

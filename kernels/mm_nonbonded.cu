@@ -10,10 +10,11 @@
  * within rlist = max(rc, rvdw) + skin at the build, in both atoms' rows
  * (full rows: an atom's force is summed by its own warp, no atomics).
  * Every evaluation:
- *  - k_nb_check: an atom's position copied to its sorted slot (xs), and
- *    the rebuild flag set if it moved more than skin / 2 since the build
- *    (then no pair can have come within the cut-offs unseen: the list
- *    is exact, and the forces do not depend on skin);
+ *  - k_nb_check: an atom's position copied to its sorted slot (xs, or pf
+ *    in mixed precision), and the rebuild flag set if it moved more than
+ *    skin / 2 since the build (then no pair can have come within the
+ *    cut-offs unseen: the list is exact, and the forces do not depend on
+ *    skin);
  *  - the rebuild, five kernels that return at once unless flagged: each
  *    atom's cell (fek_cell_grid's, cells rlist / 2 or rlist wide) and the
  *    cells' counts (k_nb_bin); their offsets (k_nb_scan); the atoms
@@ -22,15 +23,24 @@
  *    ones (k_nb_order), with their positions, charges and types copied
  *    to the sorted slots and the positions kept as the reference; a warp
  *    an atom gathering its row through the cell stencil, its lanes
- *    appending their hits in lane order (k_nb_build); the flag cleared
- *    (k_nb_done);
+ *    appending their hits in lane order (k_nb_build: distances in single
+ *    precision against rlist enlarged beyond their rounding; in a
+ *    rectangular box only the rows and cells rlist reaches; exclusions
+ *    from a mask of the 64 atoms nearest in index, k_nb_xmask, or else
+ *    the sorted list);
  *  - k_nb_pairs: a warp an atom, its lanes striding along its row, each
  *    pair within the cut-offs summed as nonbonded.c sums it (the force on
  *    the atom; with energies half of each pair's energy and virial), then
- *    the atom's excluded partners' corrections and its self term.  A row
- *    that outgrew its room is marked, and that atom searches all atoms
- *    instead (slower, as exact); the host grows the room at its next look
+ *    the atom's excluded partners' corrections and its self term; its
+ *    first thread clears the flag after a build.  A row that outgrew its
+ *    room is marked, and that atom searches all atoms instead (slower, as
+ *    exact); the host grows the room at its next look
  *    (mm_nonbonded_check).
+ *  - or k_nb_pairs_mixed (--precision mixed): the same in single
+ *    precision from positions wrapped into the box, erfc by Abramowitz
+ *    and Stegun 7.1.26 (absolute error below 1.5e-7, as OpenMM's mixed
+ *    precision), each lane's forces summed in single precision; the
+ *    excluded pairs, self terms, energies and virial in double.
  * The rows' order comes from the sorted cells, so it does not depend on
  * the atomics; every lane's sums run in that order, the lanes' forces are
  * added in a fixed shuffle tree, a block adds its energies and virial in
@@ -55,6 +65,7 @@ extern "C" {
 #define NB_BLOCK 128
 #define NB_SUMS 11			/* per block: elj, ec, the virial */
 #define SCAN_T 1024			/* threads of k_nb_scan */
+#define NB_EPS 1e-4			/* nm: k_nb_build's margin */
 
 /* The cell grid of the last build: cells along a, b, c and the stencil's
  * reach (0: one cell, all pairs). */
@@ -85,6 +96,9 @@ struct mm_nblist {
 					   wrapped into the box and the
 					   charge, in single precision */
 	float *c6f, *c12f;		/* ntype x ntype, single */
+	unsigned long long *xmask;	/* n: atom i's exclusions among atoms
+					   i - 32 .. i + 31, bit j - i + 32 */
+	int *xfar;			/* n: 1 if it has others */
 	int *flag;			/* 1: rebuild before the next use */
 	int *longest;			/* the longest row built */
 	unsigned long long *builds;	/* builds so far */
@@ -126,15 +140,6 @@ mm_excluded(const long *xstart, const int *xlist, long i, int j)
 			hi = m;
 	}
 	return 0;
-}
-
-/* The sum of a warp's v, the same tree every time. */
-static __device__ __forceinline__ double
-mm_wsum(double v)
-{
-	for (int o = 16; o > 0; o >>= 1)
-		v += __shfl_xor_sync(0xffffffffu, v, o);
-	return v;
 }
 
 /* The box in single precision, for minimum images in mixed arithmetic. */
@@ -288,7 +293,8 @@ k_nb_order(long n, const int *flag, const int *key, const int *off,
 static __device__ __forceinline__ void
 nb_take(int lo, int hi, long w, long i, float4 pi, const float4 *pf,
     const int *val_s, const struct nb_boxf *b, float rl2, const long *xstart,
-    const int *xlist, int *row, int room, int lane, int *len)
+    const int *xlist, unsigned long long xm, int xfar, int *row, int room,
+    int lane, int *len)
 {
 	for (int base = lo; base < hi; base += 32) {
 		int s = base + lane, ok = 0;
@@ -298,8 +304,13 @@ nb_take(int lo, int hi, long w, long i, float4 pi, const float4 *pf,
 			float d[3] = { pi.x - pj.x, pi.y - pj.y, pi.z - pj.z };
 
 			nb_minimagef(b, d);
-			ok = d[0] * d[0] + d[1] * d[1] + d[2] * d[2] < rl2 &&
-			    !mm_excluded(xstart, xlist, i, val_s[s]);
+			if (d[0] * d[0] + d[1] * d[1] + d[2] * d[2] < rl2) {
+				long j = val_s[s], dj = j - i + 32;
+
+				ok = dj >= 0 && dj < 64 ? !(xm >> dj & 1) :
+				    !(xfar && mm_excluded(xstart, xlist, i,
+				    (int)j));
+			}
 		}
 		unsigned m = __ballot_sync(0xffffffffu, ok);
 		int at = *len + __popc(m & ((1u << lane) - 1));
@@ -315,7 +326,8 @@ nb_take(int lo, int hi, long w, long i, float4 pi, const float4 *pf,
 __global__ void __launch_bounds__(NB_BLOCK)
 k_nb_build(long n, struct mm_dev d, struct fek_box b, struct nb_boxf bf,
     struct nb_grid g, float rl2, const int *flag, const int *off,
-    const int *val_s, const double *x, const float4 *pf, int *list, int room,
+    const int *val_s, const double *x, const float4 *pf,
+    const unsigned long long *xmask, const int *xfars, int *list, int room,
     int *nrow, int *longest)
 {
 	long w = (blockIdx.x * (long)blockDim.x + threadIdx.x) / 32;
@@ -325,22 +337,48 @@ k_nb_build(long n, struct mm_dev d, struct fek_box b, struct nb_boxf bf,
 		return;
 	long i = val_s[w];
 	float4 pi = pf[w];
-	int *row = list + w * room;
+	int *row = list + w * room, xfar = xfars[i];
+	unsigned long long xm = xmask[i];
 
 	if (g.reach == 0) {
 		nb_take(0, (int)n, w, i, pi, pf, val_s, &bf, rl2, d.xstart,
-		    d.xlist, row, room, lane, &len);
+		    d.xlist, xm, xfar, row, room, lane, &len);
 	} else {
 		int r = g.reach, nx = g.nc[0], ny = g.nc[1], nz = g.nc[2];
 		int c = nb_cell_of(&b, x + 3 * i, &g);
 		int cx = c % nx, cy = (c / nx) % ny, cz = c / (nx * ny);
+		int rect = b.xy == 0 && b.xz == 0 && b.yz == 0;
+		double xr[3] = { x[3 * i], x[3 * i + 1], x[3 * i + 2] };
+		double wc[3] = { b.lx / nx, b.ly / ny, b.lz / nz };
 
+		fek_box_wrap(&b, xr);
+		for (int k = 0; k < 3; k++)
+			xr[k] -= b.lo[k];
 		for (int dz = -r; dz <= r; dz++)
 		for (int dy = -r; dy <= r; dy++) {
 			int row0 = nx * ((cy + dy + ny) % ny + ny * ((cz + dz +
 			    nz) % nz));
 			int lo = cx - r, hi = cx + r;
 
+			if (rect) {
+				/* in a rectangular box, the rows and the
+				 * cells of a row that no point within rlist
+				 * reaches are left out (NB_EPS nm to spare
+				 * for rounding) */
+				double gy = dy > 0 ? (cy + dy) * wc[1] - xr[1] :
+				    dy < 0 ? xr[1] - (cy + dy + 1) * wc[1] : 0;
+				double gz = dz > 0 ? (cz + dz) * wc[2] - xr[2] :
+				    dz < 0 ? xr[2] - (cz + dz + 1) * wc[2] : 0;
+				double h2, ext;
+
+				gy = fmax(gy - NB_EPS, 0.0);
+				gz = fmax(gz - NB_EPS, 0.0);
+				if ((h2 = rl2 - gy * gy - gz * gz) <= 0)
+					continue;
+				ext = sqrt(h2) + NB_EPS;
+				lo = max(lo, (int)floor((xr[0] - ext) / wc[0]));
+				hi = min(hi, (int)floor((xr[0] + ext) / wc[0]));
+			}
 			if (hi - lo + 1 >= nx) {
 				lo = 0;
 				hi = nx - 1;
@@ -348,17 +386,17 @@ k_nb_build(long n, struct mm_dev d, struct fek_box b, struct nb_boxf bf,
 			if (lo < 0) {
 				nb_take(off[row0 + lo + nx], off[row0 + nx], w,
 				    i, pi, pf, val_s, &bf, rl2, d.xstart,
-				    d.xlist, row, room, lane, &len);
+				    d.xlist, xm, xfar, row, room, lane, &len);
 				lo = 0;
 			} else if (hi >= nx) {
 				nb_take(off[row0], off[row0 + hi - nx + 1], w,
 				    i, pi, pf, val_s, &bf, rl2, d.xstart,
-				    d.xlist, row, room, lane, &len);
+				    d.xlist, xm, xfar, row, room, lane, &len);
 				hi = nx - 1;
 			}
 			nb_take(off[row0 + lo], off[row0 + hi + 1], w, i, pi,
-			    pf, val_s, &bf, rl2, d.xstart, d.xlist, row, room,
-			    lane, &len);
+			    pf, val_s, &bf, rl2, d.xstart, d.xlist, xm, xfar,
+			    row, room, lane, &len);
 		}
 	}
 	if (lane == 0) {
@@ -367,10 +405,12 @@ k_nb_build(long n, struct mm_dev d, struct fek_box b, struct nb_boxf bf,
 	}
 }
 
-__global__ void
-k_nb_done(int *flag, unsigned long long *builds)
+/* A build's end, counted and the flag cleared (by the pair kernels'
+ * first thread: nothing reads the flag until the next evaluation). */
+static __device__ __forceinline__ void
+nb_built(int *flag, unsigned long long *builds)
 {
-	if (*flag) {
+	if (blockIdx.x == 0 && threadIdx.x == 0 && *flag) {
 		++*builds;
 		*flag = 0;
 	}
@@ -488,12 +528,17 @@ nb_pairf(const struct nb_parf *p, const struct nb_boxf *b, float4 pi,
 		float r = r2 * rinv, fq = p->f * qq;
 
 		if (p->coul == FEK_MM_COUL_PME) {
-			float br = p->beta * r, er = erfcf(br);
+			/* erfc by Abramowitz and Stegun 7.1.26 (absolute
+			 * error below 1.5e-7), sharing exp(-(beta r)^2) */
+			float br = p->beta * r, ex = __expf(-br * br);
+			float t = __frcp_rn(1 + 0.3275911f * br);
+			float er = t * (0.254829592f + t * (-0.284496736f +
+			    t * (1.421413741f + t * (-1.453152027f + t *
+			    1.061405429f)))) * ex;
 
 			if (EV)
 				*ec += fq * (er * rinv - p->sh_ewald);
-			fs += fq * (er * rinv + p->tbs * __expf(-br * br)) *
-			    rinv2;
+			fs += fq * (er * rinv + p->tbs * ex) * rinv2;
 		} else {
 			if (EV)
 				*ec += fq * (rinv + p->krf * r2 - p->crf);
@@ -536,13 +581,15 @@ template <int EV>
 __global__ void __launch_bounds__(NB_BLOCK)
 k_nb_pairs(struct mm_dev d, struct fek_mm_nbpar p, struct fek_box b,
     double rmax2, const int *val_s, const double *xs, const double *qs,
-    const int *ts, const int *list, int room, const int *nrow)
+    const int *ts, const int *list, int room, const int *nrow, int *flag,
+    unsigned long long *builds)
 {
 	__shared__ double red[NB_SUMS][NB_BLOCK];
 	long w = (blockIdx.x * (long)blockDim.x + threadIdx.x) / 32;
 	int lane = threadIdx.x % 32, tid = threadIdx.x;
 	double fi[3] = { 0, 0, 0 }, sums[NB_SUMS];
 
+	nb_built(flag, builds);
 	for (int k = 0; k < NB_SUMS; k++)
 		sums[k] = 0;
 	if (w < d.n) {
@@ -582,13 +629,14 @@ __global__ void __launch_bounds__(NB_BLOCK)
 k_nb_pairs_mixed(struct mm_dev d, struct fek_mm_nbpar p, struct nb_parf pf32,
     struct fek_box b, struct nb_boxf bf, const int *val_s, const float4 *pf,
     const int *ts, const float *c6f, const float *c12f, const int *list,
-    int room, const int *nrow)
+    int room, const int *nrow, int *flag, unsigned long long *builds)
 {
 	__shared__ double red[NB_SUMS][NB_BLOCK];
 	long w = (blockIdx.x * (long)blockDim.x + threadIdx.x) / 32;
 	int lane = threadIdx.x % 32, tid = threadIdx.x;
 	double fi[3], sums[NB_SUMS];
 
+	nb_built(flag, builds);
 	for (int k = 0; k < NB_SUMS; k++)
 		sums[k] = 0;
 	if (w < d.n) {
@@ -601,6 +649,7 @@ k_nb_pairs_mixed(struct mm_dev d, struct fek_mm_nbpar p, struct nb_parf pf32,
 		if (len >= 0) {
 			const int *row = list + w * room;
 
+#pragma unroll 2
 			for (int k = lane; k < len; k += 32) {
 				int s = row[k];
 
@@ -643,6 +692,30 @@ k_nb_tof(long n, const double *from, float *to)
 		to[k] = (float)from[k];
 }
 
+/* Atom i's exclusions near it in index as a mask (most are: a molecule's
+ * atoms are numbered together), and whether it has others. */
+__global__ void
+k_nb_xmask(long n, const long *xstart, const int *xlist,
+    unsigned long long *xmask, int *xfar)
+{
+	long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+	unsigned long long m = 0;
+	int far = 0;
+
+	if (i >= n)
+		return;
+	for (long k = xstart[i]; k < xstart[i + 1]; k++) {
+		long dj = xlist[k] - i + 32;
+
+		if (dj >= 0 && dj < 64)
+			m |= 1ull << dj;
+		else
+			far = 1;
+	}
+	xmask[i] = m;
+	xfar[i] = far;
+}
+
 __global__ void
 k_nb_iota(long n, int *v)
 {
@@ -667,6 +740,8 @@ mm_nblist_free(struct mm_nblist *l)
 	cudaFree(l->ts);
 	cudaFree(l->xref);
 	cudaFree(l->pf);
+	cudaFree(l->xmask);
+	cudaFree(l->xfar);
 	cudaFree(l->c6f);
 	cudaFree(l->c12f);
 	cudaFree(l->list);
@@ -727,6 +802,8 @@ nb_new(const struct mm_dev *d, double rlist, double skin,
 	ALLOC(l->ts, n * sizeof(int), "cells");
 	ALLOC(l->xref, 3 * n * sizeof(double), "cells");
 	ALLOC(l->pf, n * sizeof(float4), "cells");
+	ALLOC(l->xmask, n * sizeof(unsigned long long), "exclusions");
+	ALLOC(l->xfar, n * sizeof(int), "exclusions");
 	ALLOC(l->c6f, (nt2 > 0 ? nt2 : 1) * sizeof(float), "LJ");
 	ALLOC(l->c12f, (nt2 > 0 ? nt2 : 1) * sizeof(float), "LJ");
 	ALLOC(l->nrow, n * sizeof(int), "pair list");
@@ -741,6 +818,7 @@ nb_new(const struct mm_dev *d, double rlist, double skin,
 	    cudaSuccess)
 		goto fail;
 	k_nb_iota<<<GRID(n)>>>(n, l->val_s);
+	k_nb_xmask<<<GRID(n)>>>(n, d->xstart, d->xlist, l->xmask, l->xfar);
 	if (nt2 > 0) {
 		k_nb_tof<<<GRID(nt2)>>>(nt2, d->c6, l->c6f);
 		k_nb_tof<<<GRID(nt2)>>>(nt2, d->c12, l->c12f);
@@ -850,21 +928,24 @@ mm_nonbonded_launch(struct mm_nblist **lp, const struct mm_dev *d,
 	    d->x, d->q, d->type, l->val_s, l->xs, l->qs, l->ts, l->xref,
 	    l->pf);
 	k_nb_build<<<WGRID(n)>>>(n, *d, *b, bf, l->g, (float)rl2, l->flag,
-	    l->off, l->val_s, d->x, l->pf, l->list, l->room, l->nrow,
-	    l->longest);
-	k_nb_done<<<1, 1>>>(l->flag, l->builds);
+	    l->off, l->val_s, d->x, l->pf, l->xmask, l->xfar, l->list, l->room,
+	    l->nrow, l->longest);
 	if (mixed && ev)
 		k_nb_pairs_mixed<1><<<WGRID(n)>>>(*d, p, pf, *b, bf, l->val_s,
-		    l->pf, l->ts, l->c6f, l->c12f, l->list, l->room, l->nrow);
+		    l->pf, l->ts, l->c6f, l->c12f, l->list, l->room, l->nrow,
+		    l->flag, l->builds);
 	else if (mixed)
 		k_nb_pairs_mixed<0><<<WGRID(n)>>>(*d, p, pf, *b, bf, l->val_s,
-		    l->pf, l->ts, l->c6f, l->c12f, l->list, l->room, l->nrow);
+		    l->pf, l->ts, l->c6f, l->c12f, l->list, l->room, l->nrow,
+		    l->flag, l->builds);
 	else if (ev)
 		k_nb_pairs<1><<<WGRID(n)>>>(*d, p, *b, rmax * rmax, l->val_s,
-		    l->xs, l->qs, l->ts, l->list, l->room, l->nrow);
+		    l->xs, l->qs, l->ts, l->list, l->room, l->nrow, l->flag,
+		    l->builds);
 	else
 		k_nb_pairs<0><<<WGRID(n)>>>(*d, p, *b, rmax * rmax, l->val_s,
-		    l->xs, l->qs, l->ts, l->list, l->room, l->nrow);
+		    l->xs, l->qs, l->ts, l->list, l->room, l->nrow, l->flag,
+		    l->builds);
 	return fek_cuda_launched("non-bonded pairs");
 }
 

@@ -8,7 +8,8 @@
  * virial by Eq. 2.8 (pme.c's head has the conventions).
  *
  * Per call, on the default stream, nothing copied back to the host:
- *  - k_pme_charges (one block): sum q, sum q^2 and sum |q| in a fixed
+ *  - k_pme_charges (one block, at the first call: the charges are the
+ *    topology's): sum q, sum q^2 and sum |q| in a fixed
  *    tree, and from sum |q| the scale of the fixed-point grid;
  *  - k_pme_spread: Q of Eq. 4.6 as 64-bit integers, llrint(q w0 w1 w2 s),
  *    added with integer atomics (exact, so independent of their order);
@@ -25,6 +26,10 @@
  *  - cuFFT Z2D: theta_rec * Q (the convolution, unnormalised as FFTW's);
  *  - k_pme_gather: a thread an atom, pme.c's force loop, the force added to
  *    d->f with mm_acc.
+ * In mixed precision (mm_pme_gpu_new's single) the fixed-point grid goes
+ * to single precision (k_pme_unfix_f) and cuFFT's R2C and C2R transform
+ * it; the influence function and the sums stay double, the gather reads
+ * the single-precision grid.
  * Every sum is in an order fixed by the grid size alone (the launch
  * geometry of the reductions depends on nothing else), or is exact: a
  * call gives the same bits every time on one GPU and cuFFT version.
@@ -76,10 +81,15 @@ struct mm_pme_gpu {
 	double *bmod;			/* n0 + n1 + n2: |b_d(k)|^2 */
 	unsigned long long *grid;	/* npt: Q in fixed point, then Q,
 					   then theta_rec * Q (doubles) */
-	cufftDoubleComplex *hat;	/* nhat: F(Q), then times B C */
+	cufftDoubleComplex *hat;	/* nhat: F(Q), then times B C (single:
+					   as cufftComplex) */
+	int single;			/* the transforms and the gather in
+					   single precision (mixed) */
+	float *gridf;			/* single: npt, Q then theta_rec * Q */
 	void *work;			/* the plans' shared work area */
 	double *part;			/* nblk x NRED: block sums */
 	struct pme_sums *sums;
+	int have_sums;			/* sums made (the first call) */
 	cufftHandle fwd, bwd;
 	int have_fwd, have_bwd;		/* the handles were created */
 };
@@ -263,6 +273,17 @@ k_pme_unfix(size_t npt, unsigned long long *grid,
 		    (double)(long long)grid[i] * sums->iscale);
 }
 
+/* The fixed-point grid to single precision: gridf = value / s. */
+__global__ void __launch_bounds__(UNFIXT)
+k_pme_unfix_f(size_t npt, const unsigned long long *grid,
+    const struct pme_sums *__restrict__ sums, float *gridf)
+{
+	const size_t i = blockIdx.x * (size_t)UNFIXT + threadIdx.x;
+
+	if (i < npt)
+		gridf[i] = (float)((double)(long long)grid[i] * sums->iscale);
+}
+
 /*
  * Eqs. 4.7, 4.8 and 2.8: the half spectrum hat (nhat points, row-major
  * n0 x n1 x (n2 / 2 + 1)) times B C, each thread taking every
@@ -270,9 +291,9 @@ k_pme_unfix(size_t npt, unsigned long long *grid,
  * and the virial weights (fek_pme_mode), then a fixed tree, to part[
  * blockIdx.x NRED + c].  bmod: the three axes' moduli end to end.
  */
-__global__ void __launch_bounds__(INFT)
+template <class C> __global__ void __launch_bounds__(INFT)
 k_pme_influence(struct kcall kc, const double *__restrict__ bmod,
-    cufftDoubleComplex *hat, size_t nhat, double *part)
+    C *hat, size_t nhat, double *part)
 {
 	__shared__ double r[NRED][INFT];
 	const int n0 = kc.c.n[0], n1 = kc.c.n[1], nh = kc.c.n[2] / 2 + 1;
@@ -286,7 +307,7 @@ k_pme_influence(struct kcall kc, const double *__restrict__ bmod,
 		size_t row = idx / nh;
 		int k[3];
 		double h[2], ew[6], bm;
-		cufftDoubleComplex z = hat[idx];
+		C z = hat[idx];
 
 		k[2] = (int)(idx - row * nh);
 		k[1] = (int)(row % n1);
@@ -297,8 +318,8 @@ k_pme_influence(struct kcall kc, const double *__restrict__ bmod,
 		sum[0] += fek_pme_mode(&kc.c, k, bm, h, ew);
 		for (int a = 0; a < 6; a++)
 			sum[1 + a] += ew[a];
-		z.x = h[0];
-		z.y = h[1];
+		z.x = (decltype(z.x))h[0];
+		z.y = (decltype(z.y))h[1];
 		hat[idx] = z;
 	}
 	for (int c = 0; c < NRED; c++)
@@ -375,10 +396,10 @@ k_pme_finish(int nblk, const double *__restrict__ part,
  * Eq. 4.9, pme.c's pme_gather: thread i adds -fac q_i grad (theta_rec *
  * Q)(u_i) to f[3 i .. 3 i + 2], grid holding theta_rec * Q.
  */
-template <int P> __global__ void __launch_bounds__(GATHERT)
+template <int P, class G> __global__ void __launch_bounds__(GATHERT)
 k_pme_gather(long n, const double *__restrict__ x,
     const double *__restrict__ q, struct kcall kc,
-    const double *__restrict__ grid, unsigned long long *f)
+    const G *__restrict__ grid, unsigned long long *f)
 {
 	const long i = blockIdx.x * (long)GATHERT + threadIdx.x;
 	const int n0 = kc.c.n[0], n1 = kc.c.n[1], n2 = kc.c.n[2];
@@ -402,7 +423,7 @@ k_pme_gather(long n, const double *__restrict__ x,
 		for (int j1 = 0; j1 < P; j1++) {
 			int k1 = base[1] - j1 < 0 ? base[1] - j1 + n1 :
 			    base[1] - j1;
-			const double *row = grid + ((size_t)k0 * n1 + k1) * n2;
+			const G *row = grid + ((size_t)k0 * n1 + k1) * n2;
 			double tw = 0, dt = 0;
 
 #pragma unroll
@@ -456,8 +477,12 @@ launch_gather(const struct mm_pme_gpu *p, const struct mm_dev *d,
 	const unsigned nb = (unsigned)((d->n + GATHERT - 1) / GATHERT);
 
 	switch (p->order) {
-#define GATHER_CASE(P) case P: k_pme_gather<P><<<nb, GATHERT>>>(d->n, d->x, \
-	d->q, *kc, (const double *)p->grid, d->f); break;
+#define GATHER_CASE(P) case P: if (p->single) \
+	k_pme_gather<P, float><<<nb, GATHERT>>>(d->n, d->x, d->q, *kc, \
+	    p->gridf, d->f); \
+	else \
+	k_pme_gather<P, double><<<nb, GATHERT>>>(d->n, d->x, d->q, *kc, \
+	    (const double *)p->grid, d->f); break;
 	PME_ORDERS(GATHER_CASE)
 #undef GATHER_CASE
 	default:
@@ -505,10 +530,13 @@ pme_gpu_setup(struct mm_pme_gpu *p)
 	p->have_bwd = 1;
 	CKFFT(cufftSetAutoAllocation(p->fwd, 0), "PME forward plan");
 	CKFFT(cufftSetAutoAllocation(p->bwd, 0), "PME backward plan");
-	CKFFT(cufftMakePlan3d(p->fwd, n0, n1, n2, CUFFT_D2Z, &wf),
-	    "PME forward plan");
-	CKFFT(cufftMakePlan3d(p->bwd, n0, n1, n2, CUFFT_Z2D, &wb),
-	    "PME backward plan");
+	if (p->single)
+		CK(cudaMalloc((void **)&p->gridf, p->npt * sizeof *p->gridf),
+		    "PME grid");
+	CKFFT(cufftMakePlan3d(p->fwd, n0, n1, n2, p->single ? CUFFT_R2C :
+	    CUFFT_D2Z, &wf), "PME forward plan");
+	CKFFT(cufftMakePlan3d(p->bwd, n0, n1, n2, p->single ? CUFFT_C2R :
+	    CUFFT_Z2D, &wb), "PME backward plan");
 	if (wf > 0 || wb > 0) {
 		CK(cudaMalloc(&p->work, wf > wb ? wf : wb), "PME FFT work");
 		CKFFT(cufftSetWorkArea(p->fwd, p->work), "PME forward plan");
@@ -530,7 +558,7 @@ pme_gpu_setup(struct mm_pme_gpu *p)
  * mm_pme_gpu_free.
  */
 struct mm_pme_gpu *
-mm_pme_gpu_new(const int *n, int order, double beta, long natoms)
+mm_pme_gpu_new(const int *n, int order, double beta, long natoms, int single)
 {
 	struct mm_pme_gpu *p;
 	size_t nb;
@@ -546,6 +574,7 @@ mm_pme_gpu_new(const int *n, int order, double beta, long natoms)
 		p->n[d] = n[d];
 	p->order = order;
 	p->beta = beta;
+	p->single = single;
 	p->natoms = natoms;
 	p->npt = (size_t)n[0] * n[1] * n[2];
 	p->nhat = (size_t)n[0] * n[1] * (n[2] / 2 + 1);
@@ -583,30 +612,50 @@ mm_pme_gpu_eval(struct mm_pme_gpu *p, const struct mm_dev *d,
 	kc.fac = FEK_MM_ONE_4PI_EPS0 / d->eps_r;
 	kc.beta = p->beta;
 
-	k_pme_charges<<<1, SUMT>>>(d->n, d->q, p->sums);
-	if (fek_cuda_launched("PME charge sums") < 0)
-		return -1;
+	if (!p->have_sums) {	/* the charges are the topology's: once */
+		k_pme_charges<<<1, SUMT>>>(d->n, d->q, p->sums);
+		if (fek_cuda_launched("PME charge sums") < 0)
+			return -1;
+		p->have_sums = 1;
+	}
 	CK(cudaMemsetAsync(p->grid, 0, p->npt * sizeof *p->grid),
 	    "PME grid clear");
 	if (launch_spread(p, d, &kc) < 0)
 		return -1;
-	k_pme_unfix<<<(unsigned)((p->npt + UNFIXT - 1) / UNFIXT), UNFIXT>>>(
-	    p->npt, p->grid, p->sums);
-	if (fek_cuda_launched("PME grid to double") < 0)
-		return -1;
-	CKFFT(cufftExecD2Z(p->fwd, (cufftDoubleReal *)p->grid, p->hat),
-	    "PME forward transform");
-	if (fek_cuda_launched("PME forward transform") < 0)
-		return -1;
-	k_pme_influence<<<p->nblk, INFT>>>(kc, p->bmod, p->hat, p->nhat,
-	    p->part);
+	if (p->single) {
+		k_pme_unfix_f<<<(unsigned)((p->npt + UNFIXT - 1) / UNFIXT),
+		    UNFIXT>>>(p->npt, p->grid, p->sums, p->gridf);
+		if (fek_cuda_launched("PME grid to single") < 0)
+			return -1;
+		CKFFT(cufftExecR2C(p->fwd, p->gridf, (cufftComplex *)p->hat),
+		    "PME forward transform");
+		if (fek_cuda_launched("PME forward transform") < 0)
+			return -1;
+		k_pme_influence<<<p->nblk, INFT>>>(kc, p->bmod,
+		    (cufftComplex *)p->hat, p->nhat, p->part);
+	} else {
+		k_pme_unfix<<<(unsigned)((p->npt + UNFIXT - 1) / UNFIXT),
+		    UNFIXT>>>(p->npt, p->grid, p->sums);
+		if (fek_cuda_launched("PME grid to double") < 0)
+			return -1;
+		CKFFT(cufftExecD2Z(p->fwd, (cufftDoubleReal *)p->grid, p->hat),
+		    "PME forward transform");
+		if (fek_cuda_launched("PME forward transform") < 0)
+			return -1;
+		k_pme_influence<<<p->nblk, INFT>>>(kc, p->bmod, p->hat,
+		    p->nhat, p->part);
+	}
 	if (fek_cuda_launched("PME influence function") < 0)
 		return -1;
 	k_pme_finish<<<1, INFT>>>(p->nblk, p->part, p->sums, kc, d->acc);
 	if (fek_cuda_launched("PME energy and virial") < 0)
 		return -1;
-	CKFFT(cufftExecZ2D(p->bwd, p->hat, (cufftDoubleReal *)p->grid),
-	    "PME backward transform");
+	if (p->single)
+		CKFFT(cufftExecC2R(p->bwd, (cufftComplex *)p->hat, p->gridf),
+		    "PME backward transform");
+	else
+		CKFFT(cufftExecZ2D(p->bwd, p->hat, (cufftDoubleReal *)p->grid),
+		    "PME backward transform");
 	if (fek_cuda_launched("PME backward transform") < 0)
 		return -1;
 	return launch_gather(p, d, &kc);
@@ -627,6 +676,7 @@ mm_pme_gpu_free(struct mm_pme_gpu *p)
 	cudaFree(p->part);
 	cudaFree(p->hat);
 	cudaFree(p->grid);
+	cudaFree(p->gridf);
 	cudaFree(p->bmod);
 	free(p);
 }

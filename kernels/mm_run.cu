@@ -16,7 +16,12 @@
  *     Comput. Phys. 23, 327 (1977)), split on the host into connected
  *     clusters (a heavy atom and its hydrogens under h-bonds), a thread a
  *     cluster iterating over its bonds in constr.c's order until each
- *     is within the tolerance.  RATTLE's tolerance is taken from the root
+ *     is within the tolerance (mm_constr.cuh), on a copy of the
+ *     cluster's atoms in local memory when it has at most CL_MAXA;
+ *     one launch does the clusters and the waters (k_xconstr, k_vconstr:
+ *     the clusters' long sweeps overlap the waters), and adds each
+ *     constrained atom's move / dt to its velocity (run.c's correction,
+ *     which leaves the others unchanged).  RATTLE's tolerance is taken from the root
  *     mean square speed of the cluster's own atoms, where constr.c takes
  *     all constrained atoms': both stop below tol relative;
  *   the forces of mm.cu (mm_gpu_forces), virtual sites placed from their
@@ -32,16 +37,20 @@
 #include <cuda_runtime.h>
 
 #include "mm/settle_eval.h"
+#include "mm/vec3.h"
 extern "C" {
 #include "fek.h"
 #include "md/pmd.h"
 }
 #include "cuda_check.cuh"
 #include "mm_int.cuh"
+#include "mm_constr.cuh"
 #include "mm.cuh"
 
 #define RUN_BLOCK 128
-#define SHAKE_MAXIT 1000		/* as constr.c */
+#define CL_MAXA 8			/* atoms of a cluster copied to local
+					   memory, at most */
+#define CL_MAXB 8			/* its bonds likewise */
 #define CHECK_EVERY 100			/* steps between looks at the flag */
 
 /* The run's own device arrays. */
@@ -114,122 +123,173 @@ k_copy(long n3, const double *from, double *to)
 }
 
 /* The constraints' moves / dt into v (0 for the unconstrained). */
-static __global__ void
-k_vcorr(long n3, const double *x, const double *xs, double *v, double dt)
+/* Cluster c's bonds (cij[lo .. lo + nb - 1]) renumbered over a compact
+ * list of its atoms ga: their count, or 0 if more than CL_MAXA. */
+static __device__ __forceinline__ int
+cl_compact(const int2 *cij, int lo, int nb, int *ga, int2 *ij)
 {
-	long k = blockIdx.x * (long)blockDim.x + threadIdx.x;
+	int na = 0;
 
-	if (k < n3)
-		v[k] += (x[k] - xs[k]) / dt;
-}
+	for (int k = 0; k < nb; k++) {
+		int e[2] = { cij[lo + k].x, cij[lo + k].y }, l[2];
 
-static __global__ void
-k_settle_x(long ns, const struct fek_mm_settle *w, struct fek_box b,
-    const double *xref, double *x, int *fail)
-{
-	long s = blockIdx.x * (long)blockDim.x + threadIdx.x;
+		for (int s = 0; s < 2; s++) {
+			int a = 0;
 
-	if (s < ns && fek_mm_settle_x(&w[s], &b, xref, x, 0, NULL, NULL) < 0)
-		atomicCAS(fail, 0, 1);
-}
-
-static __global__ void
-k_settle_v(long ns, const struct fek_mm_settle *w, struct fek_box b,
-    const double *x, double *v, int *fail)
-{
-	long s = blockIdx.x * (long)blockDim.x + threadIdx.x;
-
-	if (s < ns && fek_mm_settle_v(&w[s], &b, x, v, 0, NULL) < 0)
-		atomicCAS(fail, 0, 1);
-}
-
-/* SHAKE of cluster c's bonds: x from xref (constr.c's sweep). */
-static __global__ void
-k_shake(int ncl, const int *clstart, const int2 *cij, const double *cd,
-    const double *im, struct fek_box b, double tol, const double *xref,
-    double *x, int *fail)
-{
-	int c = blockIdx.x * blockDim.x + threadIdx.x;
-
-	if (c >= ncl)
-		return;
-	for (int it = 0; it < SHAKE_MAXIT; it++) {
-		int done = 1;
-
-		for (int k = clstart[c]; k < clstart[c + 1]; k++) {
-			int i = cij[k].x, j = cij[k].y;
-			double r[3], rref[3], d2 = cd[k] * cd[k], diff, rr, g;
-
-			fek_vimage(&b, xref, i, j, rref);
-			fek_vimage(&b, x, i, j, r);
-			diff = d2 - fek_vdot(r, r);
-			if (fabs(diff) <= 2 * tol * d2)
-				continue;
-			done = 0;
-			rr = fek_vdot(r, rref);
-			if (!(rr > 1e-6 * d2)) {
-				atomicCAS(fail, 0, 2);
-				return;
+			while (a < na && ga[a] != e[s])
+				a++;
+			if (a == na) {
+				if (na == CL_MAXA)
+					return 0;
+				ga[na++] = e[s];
 			}
-			g = diff / (2 * (im[i] + im[j]) * rr);
-			for (int e = 0; e < 3; e++) {
-				x[3 * i + e] += g * im[i] * rref[e];
-				x[3 * j + e] -= g * im[j] * rref[e];
-			}
+			l[s] = a;
 		}
-		if (done)
-			return;
+		ij[k] = make_int2(l[0], l[1]);
 	}
-	atomicCAS(fail, 0, 2);
+	return na;
 }
 
-/* RATTLE of cluster c's bonds at x: v. */
-static __global__ void
-k_rattle(int ncl, const int *clstart, const int2 *cij, const double *im,
-    struct fek_box b, double tol, const double *x, double *v, int *fail)
+/* SHAKE of cluster c's bonds: x from xref (mm_constr.cuh), on a compact
+ * copy of its atoms where it has few, else in place (xs: scratch); with
+ * v, the moves / dt added to v.  -1 on failure. */
+static __device__ int
+shake_one(int c, const int *clstart, const int2 *cij, const double *cd,
+    const double *im, const struct fek_box *b, double tol,
+    const double *xref, double *x, double *xs, double *v, double dt)
 {
-	int c = blockIdx.x * blockDim.x + threadIdx.x;
-	double u2 = 0, vtol;
-	int lo, hi;
+	int ga[CL_MAXA], na = 0, lo = clstart[c], nb = clstart[c + 1] - lo, rc;
+	int2 ij[CL_MAXB];
+	double xl[3 * CL_MAXA], xr[3 * CL_MAXA], iml[CL_MAXA];
 
-	if (c >= ncl)
-		return;
-	lo = clstart[c];
-	hi = clstart[c + 1];
-	for (int k = lo; k < hi; k++) {
+	if (nb <= CL_MAXB)
+		na = cl_compact(cij, lo, nb, ga, ij);
+	if (na == 0) {
+		for (int k = lo; k < lo + nb && v != NULL; k++)
+			for (int e = 0; e < 3; e++) {
+				xs[3 * cij[k].x + e] = x[3 * cij[k].x + e];
+				xs[3 * cij[k].y + e] = x[3 * cij[k].y + e];
+			}
+		rc = mm_shake_cluster(nb, cij + lo, cd + lo, im, b, tol, xref,
+		    x);
+		/* an atom of several bonds is corrected once: from xs, which
+		 * the first correction leaves equal to x */
+		for (int k = lo; k < lo + nb && v != NULL; k++)
+			for (int s = 0; s < 2; s++) {
+				int a = s ? cij[k].y : cij[k].x;
+
+				for (int e = 0; e < 3; e++) {
+					v[3 * a + e] += (x[3 * a + e] -
+					    xs[3 * a + e]) / dt;
+					xs[3 * a + e] = x[3 * a + e];
+				}
+			}
+		return rc;
+	}
+	for (int a = 0; a < na; a++) {
+		iml[a] = im[ga[a]];
+		for (int e = 0; e < 3; e++) {
+			xl[3 * a + e] = x[3 * ga[a] + e];
+			xr[3 * a + e] = xref[3 * ga[a] + e];
+		}
+	}
+	rc = mm_shake_cluster(nb, ij, cd + lo, iml, b, tol, xr, xl);
+	for (int a = 0; a < na; a++)
+		for (int e = 0; e < 3; e++) {
+			if (v != NULL)
+				v[3 * ga[a] + e] += (xl[3 * a + e] - x[3 * ga[a] +
+				    e]) / dt;
+			x[3 * ga[a] + e] = xl[3 * a + e];
+		}
+	return rc;
+}
+
+/* The position constraints from xref, a thread a SHAKE cluster (the
+ * first ncl threads: the longest work starts first), then a thread a
+ * SETTLE water; with v, the moves / dt into v (run.c's velocity
+ * correction, for the constrained atoms: the others do not move). */
+static __global__ void
+k_xconstr(int ncl, const int *clstart, const int2 *cij, const double *cd,
+    const double *im, long nsettle, const struct fek_mm_settle *w,
+    struct fek_box b, double tol, const double *xref, double *x, double *xs,
+    double *v, double dt, int *fail)
+{
+	long t = blockIdx.x * (long)blockDim.x + threadIdx.x;
+
+	if (t < ncl) {
+		if (shake_one((int)t, clstart, cij, cd, im, &b, tol, xref, x,
+		    xs, v, dt) < 0)
+			atomicCAS(fail, 0, 2);
+	} else if (t - ncl < nsettle) {
+		const struct fek_mm_settle *ws = &w[t - ncl];
+		double x0[9];
+
+		for (int a = 0; a < 3; a++)
+			for (int e = 0; e < 3; e++)
+				x0[3 * a + e] = x[3 * ws->at[a] + e];
+		if (fek_mm_settle_x(ws, &b, xref, x, 0, NULL, NULL) < 0)
+			atomicCAS(fail, 0, 1);
+		for (int a = 0; a < 3 && v != NULL; a++)
+			for (int e = 0; e < 3; e++)
+				v[3 * ws->at[a] + e] += (x[3 * ws->at[a] + e] -
+				    x0[3 * a + e]) / dt;
+	}
+}
+
+/* RATTLE of cluster c's bonds at x: v (mm_constr.cuh), its tolerance from
+ * the root mean square speed of the cluster's own atoms; compact as
+ * shake_one.  -1 on failure. */
+static __device__ int
+rattle_one(int c, const int *clstart, const int2 *cij, const double *im,
+    const struct fek_box *b, double tol, const double *x, double *v)
+{
+	int ga[CL_MAXA], na = 0, lo = clstart[c], nb = clstart[c + 1] - lo, rc;
+	int2 ij[CL_MAXB];
+	double xl[3 * CL_MAXA], vl[3 * CL_MAXA], iml[CL_MAXA], u2 = 0, vtol;
+
+	for (int k = lo; k < lo + nb; k++) {
 		int i = cij[k].x, j = cij[k].y;
 
 		u2 += fek_vdot(v + 3 * i, v + 3 * i) + fek_vdot(v + 3 * j,
 		    v + 3 * j);
 	}
 	if (u2 == 0)
-		return;
-	vtol = tol * sqrt(u2 / (2 * (hi - lo)));
-	for (int it = 0; it < SHAKE_MAXIT; it++) {
-		int done = 1;
-
-		for (int k = lo; k < hi; k++) {
-			int i = cij[k].x, j = cij[k].y;
-			double r[3], vij[3], rv, r2, h;
-
-			fek_vimage(&b, x, i, j, r);
-			for (int e = 0; e < 3; e++)
-				vij[e] = v[3 * i + e] - v[3 * j + e];
-			rv = fek_vdot(r, vij);
-			r2 = fek_vdot(r, r);
-			if (fabs(rv) <= vtol * sqrt(r2))
-				continue;
-			done = 0;
-			h = -rv / ((im[i] + im[j]) * r2);
-			for (int e = 0; e < 3; e++) {
-				v[3 * i + e] += h * im[i] * r[e];
-				v[3 * j + e] -= h * im[j] * r[e];
-			}
+		return 0;
+	vtol = tol * sqrt(u2 / (2 * nb));
+	if (nb <= CL_MAXB)
+		na = cl_compact(cij, lo, nb, ga, ij);
+	if (na == 0)
+		return mm_rattle_cluster(nb, cij + lo, im, b, vtol, x, v);
+	for (int a = 0; a < na; a++) {
+		iml[a] = im[ga[a]];
+		for (int e = 0; e < 3; e++) {
+			xl[3 * a + e] = x[3 * ga[a] + e];
+			vl[3 * a + e] = v[3 * ga[a] + e];
 		}
-		if (done)
-			return;
 	}
-	atomicCAS(fail, 0, 3);
+	rc = mm_rattle_cluster(nb, ij, iml, b, vtol, xl, vl);
+	for (int a = 0; a < na; a++)
+		for (int e = 0; e < 3; e++)
+			v[3 * ga[a] + e] = vl[3 * a + e];
+	return rc;
+}
+
+/* The velocity constraints at x: a thread a RATTLE cluster, then a
+ * thread a SETTLE water. */
+static __global__ void
+k_vconstr(int ncl, const int *clstart, const int2 *cij, const double *im,
+    long nsettle, const struct fek_mm_settle *w, struct fek_box b,
+    double tol, const double *x, double *v, int *fail)
+{
+	long t = blockIdx.x * (long)blockDim.x + threadIdx.x;
+
+	if (t < ncl) {
+		if (rattle_one((int)t, clstart, cij, im, &b, tol, x, v) < 0)
+			atomicCAS(fail, 0, 3);
+	} else if (t - ncl < nsettle) {
+		if (fek_mm_settle_v(&w[t - ncl], &b, x, v, 0, NULL) < 0)
+			atomicCAS(fail, 0, 1);
+	}
 }
 
 /* ---- the host ------------------------------------------------------------ */
@@ -239,28 +299,20 @@ k_rattle(int ncl, const int *clstart, const int2 *cij, const double *im,
 	while (0)
 #define GRID(m) ((unsigned)(((m) + RUN_BLOCK - 1) / RUN_BLOCK)), RUN_BLOCK
 
-/* x constrained from xref (SETTLE, then SHAKE); with vcorr the moves /
- * dt into v. */
+/* x constrained from xref (SHAKE and SETTLE); with vcorr the moves / dt
+ * into v. */
 static int
 constrain_x(struct run_dev *r, const struct fek_mm_gpu *g,
     const struct fek_box *b, double tol, const double *xref, double dt,
     int vcorr)
 {
-	double *x = g->d.x;
-	long n3 = 3 * r->n;
+	long m = r->ncl + r->nsettle;
 
-	if (r->nsettle + r->ncl == 0)
+	if (m == 0)
 		return 0;
-	if (vcorr)
-		k_copy<<<GRID(n3)>>>(n3, x, r->xs);
-	if (r->nsettle > 0)
-		k_settle_x<<<GRID(r->nsettle)>>>(r->nsettle, r->settle, *b,
-		    xref, x, r->fail);
-	if (r->ncl > 0)
-		k_shake<<<GRID(r->ncl)>>>(r->ncl, r->clstart, r->cij, r->cd,
-		    r->im, *b, tol, xref, x, r->fail);
-	if (vcorr)
-		k_vcorr<<<GRID(n3)>>>(n3, x, r->xs, r->v, dt);
+	k_xconstr<<<GRID(m)>>>(r->ncl, r->clstart, r->cij, r->cd, r->im,
+	    r->nsettle, r->settle, *b, tol, xref, g->d.x, r->xs, vcorr ?
+	    r->v : NULL, dt, r->fail);
 	return fek_cuda_launched("constraints");
 }
 
@@ -268,12 +320,12 @@ static int
 constrain_v(struct run_dev *r, const struct fek_mm_gpu *g,
     const struct fek_box *b, double tol)
 {
-	if (r->nsettle > 0)
-		k_settle_v<<<GRID(r->nsettle)>>>(r->nsettle, r->settle, *b,
-		    g->d.x, r->v, r->fail);
-	if (r->ncl > 0)
-		k_rattle<<<GRID(r->ncl)>>>(r->ncl, r->clstart, r->cij, r->im,
-		    *b, tol, g->d.x, r->v, r->fail);
+	long m = r->ncl + r->nsettle;
+
+	if (m == 0)
+		return 0;
+	k_vconstr<<<GRID(m)>>>(r->ncl, r->clstart, r->cij, r->im,
+	    r->nsettle, r->settle, *b, tol, g->d.x, r->v, r->fail);
 	return fek_cuda_launched("velocity constraints");
 }
 
