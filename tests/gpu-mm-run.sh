@@ -70,8 +70,8 @@ for c in "water-sd $S $W wsd.mdp" "water-vv $S $W wvv.mdp" "ala2-sd $D/ala2.top 
 	le $1-frame "$d" 1e-8
 done
 # the pair list where the box holds cells (5832 SPC/E waters, 5.59 nm,
-# PME): a skin of 0.02 nm has it rebuilt every few steps, 0.1 (the
-# default) now and then, and neither changes the forces
+# PME): a skin of 0.02 nm has it rebuilt every few steps, 0.1 now
+# and then, and neither changes the forces
 if [ -f "$D/big.gro" ]; then
 	BG=$D/big.gro
 else

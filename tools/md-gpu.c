@@ -921,7 +921,8 @@ molecules_usage(void)
 	    "--top file.top --config file.gro\n"
 	    "       md-gpu [-Tqv] [-d cpu|gpu|auto] [--format format] "
 	    "[--mdp file.mdp]\n"
-	    "              --top file.top --rerun trajectory\n");
+	    "              [--precision double|mixed] --top file.top "
+	    "--rerun trajectory\n");
 	exit(FEK_EX_USAGE);
 }
 

@@ -77,7 +77,7 @@ fek_mm_opt_default(struct fek_mm_opt *o)
 	o->gen_seed = -1;
 	o->nh_chain = 10;
 	o->nstpcouple = -1;
-	o->skin = 0.1;
+	o->skin = 0.12;
 }
 
 /* The file being read, for messages. */

@@ -180,7 +180,7 @@ struct fek_mm_opt {
 	long nstpcouple;		/* nstpcouple (-1: md-gpu's 25) */
 	double skin;			/* the GPU's pair list: buffer beyond
 					   the cut-offs, nm (md-gpu --skin;
-					   0.1); speed only */
+					   0.12); speed only */
 	int mixed;			/* the GPU's non-bonded pairs in
 					   single precision (md-gpu
 					   --precision mixed); 0: double */
