@@ -64,6 +64,8 @@ int	fek_opt_long(const char *arg, long lo, long hi, const char *what,
 int	fek_opt_range(const char *arg, const char *what, double *lo,
 	    double *hi, int *periodic);
 /* "first[:last]", each >= 1; last = first when one number is given */
+/* --precision double|mixed: *mixed 0 or 1. */
+int	fek_opt_precision(const char *arg, int *mixed);
 int	fek_opt_span(const char *arg, const char *what, long *first,
 	    long *last);
 char	*fek_cmdline(int argc, char **argv);

@@ -54,6 +54,21 @@ fek_opt_long(const char *arg, long lo, long hi, const char *what, long *out)
 	return 0;
 }
 
+/* --precision: "double" (0) or "mixed" (1). */
+int
+fek_opt_precision(const char *arg, int *mixed)
+{
+	if (strcmp(arg, "double") == 0)
+		*mixed = 0;
+	else if (strcmp(arg, "mixed") == 0)
+		*mixed = 1;
+	else {
+		fek_warnx("--precision: '%s' is not double or mixed", arg);
+		return 1;
+	}
+	return 0;
+}
+
 /* An energy unit: kcal or kJ, and kT too when allow_kT. */
 int
 fek_opt_unit(const char *arg, int allow_kT, const char *what,

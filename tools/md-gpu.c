@@ -1355,15 +1355,7 @@ molecules_main(int argc, char **argv)
 			    &skin);
 			break;
 		case OPT_MPREC:
-			if (strcmp(optarg, "double") == 0)
-				mixed = 0;
-			else if (strcmp(optarg, "mixed") == 0)
-				mixed = 1;
-			else {
-				fek_warnx("--precision: '%s' is not double or "
-				    "mixed", optarg);
-				nerr++;
-			}
+			nerr += fek_opt_precision(optarg, &mixed);
 			break;
 		case OPT_SKIP:
 			nerr += fek_opt_long(optarg, 0, LONG_MAX, "--skip",

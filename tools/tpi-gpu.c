@@ -221,15 +221,7 @@ main(int argc, char **argv)
 			tail = 0;
 			break;
 		case OPT_PREC:
-			if (strcmp(optarg, "double") == 0)
-				mixed = 0;
-			else if (strcmp(optarg, "mixed") == 0)
-				mixed = 1;
-			else {
-				fek_warnx("--precision: '%s' is not double or "
-				    "mixed", optarg);
-				nerr++;
-			}
+			nerr += fek_opt_precision(optarg, &mixed);
 			break;
 		case OPT_RC:
 			potopt = 1;
