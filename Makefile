@@ -88,6 +88,11 @@ lib/%.o: lib/%.c $(LIBHDR) .build-flags | .deps-build
 kernels/%.o: kernels/%.cu $(LIBHDR) .build-flags
 	$(NVCC) $(NVCCFLAGS) -c -o $@ $<
 
+# md-gpu --top's kernels launch on the host thread's own stream, which
+# kernels/mm_run.cu captures as a CUDA graph (the legacy stream cannot be)
+kernels/mm.o: NVCCFLAGS += --default-stream per-thread
+kernels/mm_%.o: NVCCFLAGS += --default-stream per-thread
+
 lib/libfek.a: $(LIBOBJ)
 	rm -f $@
 	ar rcs $@ $(LIBOBJ)

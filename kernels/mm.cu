@@ -126,7 +126,7 @@ mm_gpu_forces(struct fek_mm_gpu *g, const struct fek_box *b, int place,
 		return -1;
 	if (mm_bonded_launch(d, b) < 0 ||
 	    mm_nonbonded_launch(&g->nbl, d, &g->o, g->o.skin, b, ev) < 0 ||
-	    (g->pme != NULL && mm_pme_gpu_eval(g->pme, d, b) < 0))
+	    (g->pme != NULL && mm_pme_gpu_eval(g->pme, d, b, ev) < 0))
 		return -1;
 	if (t->il[FEK_MM_VSITE3].n > 0 && mm_vsite_spread_launch(d, b) < 0)
 		return -1;

@@ -65,7 +65,9 @@ struct mm_dev {
 };
 
 /* The parts: each launches its kernels on the default stream, adding to
- * d->f and d->acc; 0, or -1 with fek_seterr(70). */
+ * d->f and d->acc; 0, or -1 with fek_seterr(70).  The default stream of
+ * kernels/mm*.cu is the host thread's own (nvcc --default-stream
+ * per-thread, the Makefile), which mm_run.cu captures as a graph. */
 
 /* mm_bonded.cu: bonds .. pairs (fek_mm_bonded's terms), eps_r of d. */
 int	mm_bonded_launch(const struct mm_dev *d, const struct fek_box *b);
@@ -87,7 +89,8 @@ int	mm_nonbonded_launch(struct mm_nblist **l, const struct mm_dev *d,
 	    int ev);
 /* mm_nonbonded.cu: a look at the list's longest row since the last (a
  * sync): rows grown, and a rebuild asked for, when one outgrew its room
- * (its atom was then searched against all atoms: slower, as exact). */
+ * (its atom was then searched against all atoms: slower, as exact):
+ * 0, 1 when the rows moved (new device pointers), or -1. */
 int	mm_nonbonded_check(struct mm_nblist *l, const struct fek_box *b);
 /* mm_nonbonded.cu: the list's outer radius (nm), builds so far and the
  * rows' room (zeros before the first use). */
@@ -103,10 +106,11 @@ void	mm_nblist_free(struct mm_nblist *l);
 struct mm_pme_gpu;
 struct mm_pme_gpu *mm_pme_gpu_new(const int *n, int order, double beta,
 	    long natoms, int single);
-/* Adds the energy to d->acc[MM_ACC_E + FEK_MM_E_COULRECIP] (all of
- * fek_mm_pme_energy's energy: energy.c's caller moves the self term). */
+/* The forces to d->f; with ev the energy to d->acc[MM_ACC_E +
+ * FEK_MM_E_COULRECIP] (all of fek_mm_pme_energy's energy: energy.c's
+ * caller moves the self term) and the virial. */
 int	mm_pme_gpu_eval(struct mm_pme_gpu *p, const struct mm_dev *d,
-	    const struct fek_box *b);
+	    const struct fek_box *b, int ev);
 void	mm_pme_gpu_free(struct mm_pme_gpu *p);
 
 /* mm.cu's context (mm.cuh's struct fek_mm_gpu). */

@@ -22,12 +22,13 @@
  *    each cell's atoms put in increasing index by counting the smaller
  *    ones (k_nb_order), with their positions, charges and types copied
  *    to the sorted slots and the positions kept as the reference; a warp
- *    an atom gathering its row through the cell stencil, its lanes
- *    appending their hits in lane order (k_nb_build: distances in single
- *    precision against rlist enlarged beyond their rounding; in a
- *    rectangular box only the rows and cells rlist reaches; exclusions
- *    from a mask of the 64 atoms nearest in index, k_nb_xmask, or else
- *    the sorted list);
+ *    an atom gathering its row through the cell stencil (k_nb_build: a
+ *    lane a row of cells finds its stretches of consecutive slots, in a
+ *    rectangular box only the cells rlist reaches; then the lanes take
+ *    the stretches' candidates in turn, two each at a time, appending
+ *    their hits in lane order; distances in single precision against
+ *    rlist enlarged beyond their rounding; exclusions from a mask of the
+ *    64 atoms nearest in index, k_nb_xmask, or else the sorted list);
  *  - k_nb_pairs: a warp an atom, its lanes striding along its row, each
  *    pair within the cut-offs summed as nonbonded.c sums it (the force on
  *    the atom; with energies half of each pair's energy and virial), then
@@ -285,44 +286,95 @@ k_nb_order(long n, const int *flag, const int *key, const int *off,
 	}
 }
 
-/* Slots [lo, hi) of sorted atoms within rlist of slot w's (pi, atom i)
- * and not excluded, appended to its row in lane order; *len counts them
- * all (the row holds the first room).  The distances are single
- * precision, rl2 enlarged beyond their rounding (a pair a little
- * beyond rlist may be kept: the pair kernels test the cut-offs). */
-static __device__ __forceinline__ void
-nb_take(int lo, int hi, long w, long i, float4 pi, const float4 *pf,
-    const int *val_s, const struct nb_boxf *b, float rl2, const long *xstart,
-    const int *xlist, unsigned long long xm, int xfar, int *row, int room,
-    int lane, int *len)
+/* Candidate slot s of slot w's row (atom i at pi): 1 if within rlist and
+ * not excluded.  The distance is single precision, rl2 enlarged beyond
+ * its rounding (a pair a little beyond rlist may be kept: the pair
+ * kernels test the cut-offs). */
+static __device__ __forceinline__ int
+nb_keep(int s, long w, long i, float4 pi, const float4 *pf, const int *val_s,
+    const struct nb_boxf *b, float rl2, const long *xstart, const int *xlist,
+    unsigned long long xm, int xfar)
 {
-	for (int base = lo; base < hi; base += 32) {
-		int s = base + lane, ok = 0;
+	float4 pj = pf[s];
+	float d[3] = { pi.x - pj.x, pi.y - pj.y, pi.z - pj.z };
 
-		if (s < hi && s != w) {
-			float4 pj = pf[s];
-			float d[3] = { pi.x - pj.x, pi.y - pj.y, pi.z - pj.z };
+	if (s == w)
+		return 0;
+	nb_minimagef(b, d);
+	if (d[0] * d[0] + d[1] * d[1] + d[2] * d[2] >= rl2)
+		return 0;
+	long j = val_s[s], dj = j - i + 32;
 
-			nb_minimagef(b, d);
-			if (d[0] * d[0] + d[1] * d[1] + d[2] * d[2] < rl2) {
-				long j = val_s[s], dj = j - i + 32;
-
-				ok = dj >= 0 && dj < 64 ? !(xm >> dj & 1) :
-				    !(xfar && mm_excluded(xstart, xlist, i,
-				    (int)j));
-			}
-		}
-		unsigned m = __ballot_sync(0xffffffffu, ok);
-		int at = *len + __popc(m & ((1u << lane) - 1));
-
-		if (ok && at < room)
-			row[at] = s;
-		*len += __popc(m);
-	}
+	return dj >= 0 && dj < 64 ? !(xm >> dj & 1) : !(xfar &&
+	    mm_excluded(xstart, xlist, i, (int)j));
 }
 
-/* A warp a sorted slot: its row through the cell stencil (stretches of
- * consecutive cells along a, each read in one go). */
+/* Lane's stretches of slot w's stencil: the row of cells (dy, dz) = the
+ * lane's, cells along a from lo to hi (in a rectangular box only those
+ * that a point within rlist reaches, NB_EPS nm to spare for rounding),
+ * as at most two stretches of consecutive sorted slots (two where the
+ * row wraps around the box): their first slots in lo2 and their lengths
+ * in len2 (0: none). */
+static __device__ __forceinline__ void
+nb_stretches(int lane, const struct fek_box *b, const struct nb_grid *g,
+    const double *x, const int *off, float rl2, int *lo2, int *len2)
+{
+	int r = g->reach, nx = g->nc[0], ny = g->nc[1], nz = g->nc[2];
+	int c = nb_cell_of(b, x, g);
+	int cx = c % nx, cy = (c / nx) % ny, cz = c / (nx * ny);
+	int dy = lane % (2 * r + 1) - r, dz = lane / (2 * r + 1) - r;
+	int row0 = nx * ((cy + dy + ny) % ny + ny * ((cz + dz + nz) % nz));
+	int lo = cx - r, hi = cx + r;
+
+	lo2[0] = lo2[1] = len2[0] = len2[1] = 0;
+	if (lane >= (2 * r + 1) * (2 * r + 1))
+		return;
+	if (b->xy == 0 && b->xz == 0 && b->yz == 0) {
+		double xr[3] = { x[0], x[1], x[2] };
+		double wc[3] = { b->lx / nx, b->ly / ny, b->lz / nz };
+		double gy, gz, h2, ext;
+
+		fek_box_wrap(b, xr);
+		for (int k = 0; k < 3; k++)
+			xr[k] -= b->lo[k];
+		gy = dy > 0 ? (cy + dy) * wc[1] - xr[1] : dy < 0 ? xr[1] -
+		    (cy + dy + 1) * wc[1] : 0;
+		gz = dz > 0 ? (cz + dz) * wc[2] - xr[2] : dz < 0 ? xr[2] -
+		    (cz + dz + 1) * wc[2] : 0;
+		gy = fmax(gy - NB_EPS, 0.0);
+		gz = fmax(gz - NB_EPS, 0.0);
+		if ((h2 = rl2 - gy * gy - gz * gz) <= 0)
+			return;
+		ext = sqrt(h2) + NB_EPS;
+		lo = max(lo, (int)floor((xr[0] - ext) / wc[0]));
+		hi = min(hi, (int)floor((xr[0] + ext) / wc[0]));
+	}
+	if (hi - lo + 1 >= nx) {
+		lo = 0;
+		hi = nx - 1;
+	}
+	if (lo < 0) {
+		lo2[1] = off[row0 + lo + nx];
+		len2[1] = off[row0 + nx] - lo2[1];
+		lo = 0;
+	} else if (hi >= nx) {
+		lo2[1] = off[row0];
+		len2[1] = off[row0 + hi - nx + 1] - lo2[1];
+		hi = nx - 1;
+	}
+	lo2[0] = off[row0 + lo];
+	len2[0] = off[row0 + hi + 1] - lo2[0];
+}
+
+#define NB_WARPS (NB_BLOCK / 32)
+#define NB_MAXST 64			/* stretches of a stencil, at most:
+					   two a row of 5 x 5 */
+
+/* A warp a sorted slot w: its row.  The lanes first find the stencil's
+ * stretches (nb_stretches, a lane a row of cells), then take the
+ * candidates of all of them in turn, 32 at a time, each lane its own,
+ * appending the kept ones to the row in lane order (so a row's order is
+ * its stretches', whatever the timing). */
 __global__ void __launch_bounds__(NB_BLOCK)
 k_nb_build(long n, struct mm_dev d, struct fek_box b, struct nb_boxf bf,
     struct nb_grid g, float rl2, const int *flag, const int *off,
@@ -330,8 +382,10 @@ k_nb_build(long n, struct mm_dev d, struct fek_box b, struct nb_boxf bf,
     const unsigned long long *xmask, const int *xfars, int *list, int room,
     int *nrow, int *longest)
 {
+	__shared__ int st_lo[NB_WARPS][NB_MAXST], st_at[NB_WARPS][NB_MAXST + 1];
 	long w = (blockIdx.x * (long)blockDim.x + threadIdx.x) / 32;
-	int lane = threadIdx.x % 32, len = 0;
+	int lane = threadIdx.x % 32, wib = threadIdx.x / 32, len = 0;
+	int *lo = st_lo[wib], *at = st_at[wib], nst, tot;
 
 	if (w >= n || !*flag)
 		return;
@@ -341,62 +395,58 @@ k_nb_build(long n, struct mm_dev d, struct fek_box b, struct nb_boxf bf,
 	unsigned long long xm = xmask[i];
 
 	if (g.reach == 0) {
-		nb_take(0, (int)n, w, i, pi, pf, val_s, &bf, rl2, d.xstart,
-		    d.xlist, xm, xfar, row, room, lane, &len);
+		nst = 1;
+		if (lane == 0) {
+			lo[0] = 0;
+			at[0] = 0;
+			at[1] = (int)n;
+		}
 	} else {
-		int r = g.reach, nx = g.nc[0], ny = g.nc[1], nz = g.nc[2];
-		int c = nb_cell_of(&b, x + 3 * i, &g);
-		int cx = c % nx, cy = (c / nx) % ny, cz = c / (nx * ny);
-		int rect = b.xy == 0 && b.xz == 0 && b.yz == 0;
-		double xr[3] = { x[3 * i], x[3 * i + 1], x[3 * i + 2] };
-		double wc[3] = { b.lx / nx, b.ly / ny, b.lz / nz };
+		int l2[2], n2[2], c, ex;
 
-		fek_box_wrap(&b, xr);
-		for (int k = 0; k < 3; k++)
-			xr[k] -= b.lo[k];
-		for (int dz = -r; dz <= r; dz++)
-		for (int dy = -r; dy <= r; dy++) {
-			int row0 = nx * ((cy + dy + ny) % ny + ny * ((cz + dz +
-			    nz) % nz));
-			int lo = cx - r, hi = cx + r;
+		nb_stretches(lane, &b, &g, x + 3 * i, off, rl2, l2, n2);
+		/* the stretches' starts in the concatenation: a warp scan */
+		c = n2[0] + n2[1];
+		ex = c;
+		for (int o = 1; o < 32; o <<= 1) {
+			int y = __shfl_up_sync(0xffffffffu, ex, o);
 
-			if (rect) {
-				/* in a rectangular box, the rows and the
-				 * cells of a row that no point within rlist
-				 * reaches are left out (NB_EPS nm to spare
-				 * for rounding) */
-				double gy = dy > 0 ? (cy + dy) * wc[1] - xr[1] :
-				    dy < 0 ? xr[1] - (cy + dy + 1) * wc[1] : 0;
-				double gz = dz > 0 ? (cz + dz) * wc[2] - xr[2] :
-				    dz < 0 ? xr[2] - (cz + dz + 1) * wc[2] : 0;
-				double h2, ext;
+			if (lane >= o)
+				ex += y;
+		}
+		ex -= c;
+		lo[2 * lane] = l2[0];
+		lo[2 * lane + 1] = l2[1];
+		at[2 * lane] = ex;
+		at[2 * lane + 1] = ex + n2[0];
+		if (lane == 31)
+			at[NB_MAXST] = ex + c;
+		nst = NB_MAXST;
+	}
+	__syncwarp();
+	tot = at[nst];
+	/* two candidates a lane at a time, their loads in flight together */
+	for (int base = 0, k = 0; base < tot; base += 64) {
+		int s[2] = { 0, 0 }, ok[2] = { 0, 0 };
 
-				gy = fmax(gy - NB_EPS, 0.0);
-				gz = fmax(gz - NB_EPS, 0.0);
-				if ((h2 = rl2 - gy * gy - gz * gz) <= 0)
-					continue;
-				ext = sqrt(h2) + NB_EPS;
-				lo = max(lo, (int)floor((xr[0] - ext) / wc[0]));
-				hi = min(hi, (int)floor((xr[0] + ext) / wc[0]));
-			}
-			if (hi - lo + 1 >= nx) {
-				lo = 0;
-				hi = nx - 1;
-			}
-			if (lo < 0) {
-				nb_take(off[row0 + lo + nx], off[row0 + nx], w,
-				    i, pi, pf, val_s, &bf, rl2, d.xstart,
-				    d.xlist, xm, xfar, row, room, lane, &len);
-				lo = 0;
-			} else if (hi >= nx) {
-				nb_take(off[row0], off[row0 + hi - nx + 1], w,
-				    i, pi, pf, val_s, &bf, rl2, d.xstart,
-				    d.xlist, xm, xfar, row, room, lane, &len);
-				hi = nx - 1;
-			}
-			nb_take(off[row0 + lo], off[row0 + hi + 1], w, i, pi,
-			    pf, val_s, &bf, rl2, d.xstart, d.xlist, xm, xfar,
-			    row, room, lane, &len);
+		for (int h = 0; h < 2; h++) {
+			int t = base + 32 * h + lane;
+
+			if (t >= tot)
+				break;
+			while (at[k + 1] <= t)
+				k++;
+			s[h] = lo[k] + t - at[k];
+			ok[h] = nb_keep(s[h], w, i, pi, pf, val_s, &bf, rl2,
+			    d.xstart, d.xlist, xm, xfar);
+		}
+		for (int h = 0; h < 2; h++) {
+			unsigned m = __ballot_sync(0xffffffffu, ok[h]);
+			int p = len + __popc(m & ((1u << lane) - 1));
+
+			if (ok[h] && p < room)
+				row[p] = s[h];
+			len += __popc(m);
 		}
 	}
 	if (lane == 0) {
@@ -960,7 +1010,7 @@ mm_nonbonded_check(struct mm_nblist *l, const struct fek_box *b)
 	    cudaMemcpyDeviceToHost), "pair list");
 	if (longest <= l->room)
 		return 0;
-	return nb_rows(l, nb_room(l, b, longest));
+	return nb_rows(l, nb_room(l, b, longest)) < 0 ? -1 : 1;
 }
 
 int

@@ -528,6 +528,11 @@ pme_gpu_setup(struct mm_pme_gpu *p)
 	p->have_fwd = 1;
 	CKFFT(cufftCreate(&p->bwd), "PME backward plan");
 	p->have_bwd = 1;
+	/* the stream the kernels of kernels/mm*.cu go to (nvcc
+	 * --default-stream per-thread), so a captured step holds both */
+	CKFFT(cufftSetStream(p->fwd, cudaStreamPerThread), "PME forward plan");
+	CKFFT(cufftSetStream(p->bwd, cudaStreamPerThread),
+	    "PME backward plan");
 	CKFFT(cufftSetAutoAllocation(p->fwd, 0), "PME forward plan");
 	CKFFT(cufftSetAutoAllocation(p->bwd, 0), "PME backward plan");
 	if (p->single)
@@ -592,8 +597,8 @@ mm_pme_gpu_new(const int *n, int order, double beta, long natoms, int single)
  * (host memory, fek_box_set done; any lower-triangular cell, changing
  * from call to call as the grid stays): the energy, self and background
  * terms included, times ONE_4PI_EPS0 / d->eps_r, added to d->acc[
- * MM_ACC_E + FEK_MM_E_COULRECIP]; the forces to d->f and the virial to
- * d->acc[MM_ACC_VIR ..] (pme.c's sign and layout), all with mm_acc.
+ * MM_ACC_E + FEK_MM_E_COULRECIP] and the virial to d->acc[MM_ACC_VIR ..]
+ * (pme.c's sign and layout) when ev, the forces to d->f, all with mm_acc.
  * eps_r 0 (GROMACS's infinity) adds nothing.  Kernels are queued on the
  * default stream; nothing waits for them.  Atoms whose positions are not
  * finite are left out (the caller checks positions).  p's buffers are
@@ -601,7 +606,7 @@ mm_pme_gpu_new(const int *n, int order, double beta, long natoms, int single)
  */
 int
 mm_pme_gpu_eval(struct mm_pme_gpu *p, const struct mm_dev *d,
-    const struct fek_box *b)
+    const struct fek_box *b, int ev)
 {
 	struct kcall kc;
 
@@ -647,9 +652,12 @@ mm_pme_gpu_eval(struct mm_pme_gpu *p, const struct mm_dev *d,
 	}
 	if (fek_cuda_launched("PME influence function") < 0)
 		return -1;
-	k_pme_finish<<<1, INFT>>>(p->nblk, p->part, p->sums, kc, d->acc);
-	if (fek_cuda_launched("PME energy and virial") < 0)
-		return -1;
+	if (ev) {
+		k_pme_finish<<<1, INFT>>>(p->nblk, p->part, p->sums, kc,
+		    d->acc);
+		if (fek_cuda_launched("PME energy and virial") < 0)
+			return -1;
+	}
 	if (p->single)
 		CKFFT(cufftExecC2R(p->bwd, (cufftComplex *)p->hat, p->gridf),
 		    "PME backward transform");

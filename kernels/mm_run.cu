@@ -18,14 +18,21 @@
  *     cluster iterating over its bonds in constr.c's order until each
  *     is within the tolerance (mm_constr.cuh), on a copy of the
  *     cluster's atoms in local memory when it has at most CL_MAXA;
- *     one launch does the clusters and the waters (k_xconstr, k_vconstr:
- *     the clusters' long sweeps overlap the waters), and adds each
- *     constrained atom's move / dt to its velocity (run.c's correction,
- *     which leaves the others unchanged).  RATTLE's tolerance is taken from the root
- *     mean square speed of the cluster's own atoms, where constr.c takes
- *     all constrained atoms': both stop below tol relative;
+ *     RATTLE's tolerance is taken from the root mean square speed of
+ *     the cluster's own atoms, where constr.c takes all constrained
+ *     atoms': both stop below tol relative;
+ *   each half step one launch, a thread an owner of atoms (a cluster, a
+ *     water, or an unconstrained atom), which moves its atoms and then
+ *     constrains them (k_xconstr: the kick and drift, or the Langevin
+ *     middle, then SHAKE or SETTLE, each constrained atom's move / dt
+ *     added to its velocity, run.c's correction; k_vconstr: the kick,
+ *     then RATTLE or SETTLE's velocity half); the clusters' long sweeps
+ *     overlap the waters and the free atoms;
  *   the forces of mm.cu (mm_gpu_forces), virtual sites placed from their
- *     atoms after every move.
+ *     atoms after every move;
+ *   a step's launches captured once as a CUDA graph and replayed (one
+ *     without energies, one with), the step's count for the Langevin
+ *     normals kept on the device.
  *
  * A constraint that fails sets a flag that the host reads every 100
  * steps and at each log or frame: the run then stops (exit 1).
@@ -53,73 +60,74 @@ extern "C" {
 #define CL_MAXB 8			/* its bonds likewise */
 #define CHECK_EVERY 100			/* steps between looks at the flag */
 
-/* The run's own device arrays. */
+/* The run's own device arrays (passed to the kernels by value). */
 struct run_dev {
-	long n, nsettle;
+	long n, nsettle, nfree;
 	int ncl;
 	double *v, *xold, *xs, *im;	/* 3n, 3n, 3n, n */
 	struct fek_mm_settle *settle;
 	int *clstart;			/* ncl + 1 */
 	int2 *cij;			/* bonds in cluster order */
 	double *cd;			/* their lengths */
+	int *clastart, *cla;		/* ncl + 1: each cluster's atoms */
+	int *freeat;			/* nfree: the unconstrained atoms */
+	long long *step;		/* the Langevin normals' step */
 	int *fail;
 };
 
-static __global__ void
-k_kick(long n3, const unsigned long long *f, const double *im, double *v,
-    double h)
+/* What k_xconstr does to an atom before the position constraints. */
+enum { PRE_COPY, PRE_DRIFT, PRE_MIDDLE };
+
+struct pre_x {
+	int mode;			/* PRE_COPY: xold = x (the start);
+					   PRE_DRIFT: velocity Verlet's half
+					   kick, xold = x, x += dt v;
+					   PRE_MIDDLE: Langevin's middle */
+	double dt, a, kT;
+	unsigned long long key;
+	const long long *step;		/* PRE_MIDDLE: the step, on the
+					   device (k_vconstr counts it) */
+};
+
+/* Atom i's part of the step before its constraints (q's mode): run.c's
+ * arithmetic, element for element.  Langevin middle: x += dt/2 v; v = a v
+ * + sqrt((1 - a^2) kT / m) xi; x += dt/2 v, with run.c's Philox normals
+ * (key, atom, step). */
+static __device__ __forceinline__ void
+pre_atom(const struct pre_x *q, long i, const unsigned long long *f,
+    const double *im, double *x, double *v, double *xold)
 {
-	long k = blockIdx.x * (long)blockDim.x + threadIdx.x;
-
-	if (k < n3)
-		v[k] += h * mm_acc_value(f[k]) * im[k / 3];
-}
-
-/* Velocity Verlet's drift: xold = x; x += dt v. */
-static __global__ void
-k_drift(long n3, double *x, const double *v, double *xold, double dt)
-{
-	long k = blockIdx.x * (long)blockDim.x + threadIdx.x;
-
-	if (k < n3) {
-		xold[k] = x[k];
-		x[k] += dt * v[k];
-	}
-}
-
-/* Langevin middle's x += dt/2 v; v = a v + sqrt((1 - a^2) kT / m) xi;
- * x += dt/2 v, an atom a thread (xold = x first). */
-static __global__ void
-k_middle(long n, double *x, double *v, double *xold, const double *im,
-    double a, double kT, unsigned long long key, long long step, double dt)
-{
-	long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
 	double z[4], s;
 
-	if (i >= n)
-		return;
+	if (q->mode == PRE_DRIFT)
+		for (int e = 0; e < 3; e++)
+			v[3 * i + e] += 0.5 * q->dt * mm_acc_value(f[3 * i +
+			    e]) * im[i];
 	for (int e = 0; e < 3; e++) {
 		xold[3 * i + e] = x[3 * i + e];
-		x[3 * i + e] += 0.5 * dt * v[3 * i + e];
+		if (q->mode == PRE_DRIFT)
+			x[3 * i + e] += q->dt * v[3 * i + e];
+		else if (q->mode == PRE_MIDDLE)
+			x[3 * i + e] += 0.5 * q->dt * v[3 * i + e];
 	}
-	if (im[i] == 0)
+	if (q->mode != PRE_MIDDLE || im[i] == 0)
 		return;
-	fek_pmd_normals4(key, (uint32_t)i, 0, (uint64_t)step,
+	fek_pmd_normals4(q->key, (uint32_t)i, 0, (uint64_t)*q->step,
 	    FEK_RNG_LANGEVIN, 0, z);
-	s = sqrt((1 - a * a) * kT * im[i]);
+	s = sqrt((1 - q->a * q->a) * q->kT * im[i]);
 	for (int e = 0; e < 3; e++) {
-		v[3 * i + e] = a * v[3 * i + e] + s * z[e];
-		x[3 * i + e] += 0.5 * dt * v[3 * i + e];
+		v[3 * i + e] = q->a * v[3 * i + e] + s * z[e];
+		x[3 * i + e] += 0.5 * q->dt * v[3 * i + e];
 	}
 }
 
-static __global__ void
-k_copy(long n3, const double *from, double *to)
+/* Atom i's kick before the velocity constraints: v += h f / m. */
+static __device__ __forceinline__ void
+kick_atom(long i, const unsigned long long *f, const double *im, double *v,
+    double h)
 {
-	long k = blockIdx.x * (long)blockDim.x + threadIdx.x;
-
-	if (k < n3)
-		to[k] = from[k];
+	for (int e = 0; e < 3; e++)
+		v[3 * i + e] += h * mm_acc_value(f[3 * i + e]) * im[i];
 }
 
 /* The constraints' moves / dt into v (0 for the unconstrained). */
@@ -204,35 +212,44 @@ shake_one(int c, const int *clstart, const int2 *cij, const double *cd,
 	return rc;
 }
 
-/* The position constraints from xref, a thread a SHAKE cluster (the
- * first ncl threads: the longest work starts first), then a thread a
- * SETTLE water; with v, the moves / dt into v (run.c's velocity
- * correction, for the constrained atoms: the others do not move). */
+/* One step's position half, a thread an owner of atoms: the first ncl
+ * threads a SHAKE cluster each (the longest work starts first), then a
+ * thread a SETTLE water, then a thread an unconstrained atom.  Each
+ * first does its atoms' part before the constraints (pre_atom: xold, the
+ * reference, is set there), then constrains them from xold; with vcorr
+ * the constraints' moves / dt go into v (run.c's velocity correction:
+ * the unconstrained atoms do not move). */
 static __global__ void
-k_xconstr(int ncl, const int *clstart, const int2 *cij, const double *cd,
-    const double *im, long nsettle, const struct fek_mm_settle *w,
-    struct fek_box b, double tol, const double *xref, double *x, double *xs,
-    double *v, double dt, int *fail)
+k_xconstr(struct run_dev r, struct pre_x q, const unsigned long long *f,
+    struct fek_box b, double tol, double *x, int vcorr)
 {
 	long t = blockIdx.x * (long)blockDim.x + threadIdx.x;
+	double *v = vcorr ? r.v : NULL;
 
-	if (t < ncl) {
-		if (shake_one((int)t, clstart, cij, cd, im, &b, tol, xref, x,
-		    xs, v, dt) < 0)
-			atomicCAS(fail, 0, 2);
-	} else if (t - ncl < nsettle) {
-		const struct fek_mm_settle *ws = &w[t - ncl];
+	if (t < r.ncl) {
+		for (int k = r.clastart[t]; k < r.clastart[t + 1]; k++)
+			pre_atom(&q, r.cla[k], f, r.im, x, r.v, r.xold);
+		if (shake_one((int)t, r.clstart, r.cij, r.cd, r.im, &b, tol,
+		    r.xold, x, r.xs, v, q.dt) < 0)
+			atomicCAS(r.fail, 0, 2);
+	} else if (t - r.ncl < r.nsettle) {
+		const struct fek_mm_settle *ws = &r.settle[t - r.ncl];
 		double x0[9];
 
-		for (int a = 0; a < 3; a++)
+		for (int a = 0; a < 3; a++) {
+			pre_atom(&q, ws->at[a], f, r.im, x, r.v, r.xold);
 			for (int e = 0; e < 3; e++)
 				x0[3 * a + e] = x[3 * ws->at[a] + e];
-		if (fek_mm_settle_x(ws, &b, xref, x, 0, NULL, NULL) < 0)
-			atomicCAS(fail, 0, 1);
+		}
+		if (fek_mm_settle_x(ws, &b, r.xold, x, 0, NULL, NULL) < 0)
+			atomicCAS(r.fail, 0, 1);
 		for (int a = 0; a < 3 && v != NULL; a++)
 			for (int e = 0; e < 3; e++)
 				v[3 * ws->at[a] + e] += (x[3 * ws->at[a] + e] -
-				    x0[3 * a + e]) / dt;
+				    x0[3 * a + e]) / q.dt;
+	} else if (t - r.ncl - r.nsettle < r.nfree) {
+		pre_atom(&q, r.freeat[t - r.ncl - r.nsettle], f, r.im, x,
+		    r.v, r.xold);
 	}
 }
 
@@ -274,21 +291,34 @@ rattle_one(int c, const int *clstart, const int2 *cij, const double *im,
 	return rc;
 }
 
-/* The velocity constraints at x: a thread a RATTLE cluster, then a
- * thread a SETTLE water. */
+/* One step's velocity half, a thread an owner as k_xconstr: its atoms
+ * kicked, v += h f / m (h 0: none), then their velocity constraints at
+ * x.  With count, thread 0 counts the step for k_xconstr's Langevin
+ * normals. */
 static __global__ void
-k_vconstr(int ncl, const int *clstart, const int2 *cij, const double *im,
-    long nsettle, const struct fek_mm_settle *w, struct fek_box b,
-    double tol, const double *x, double *v, int *fail)
+k_vconstr(struct run_dev r, const unsigned long long *f, double h,
+    struct fek_box b, double tol, const double *x, int count)
 {
 	long t = blockIdx.x * (long)blockDim.x + threadIdx.x;
 
-	if (t < ncl) {
-		if (rattle_one((int)t, clstart, cij, im, &b, tol, x, v) < 0)
-			atomicCAS(fail, 0, 3);
-	} else if (t - ncl < nsettle) {
-		if (fek_mm_settle_v(&w[t - ncl], &b, x, v, 0, NULL) < 0)
-			atomicCAS(fail, 0, 1);
+	if (t == 0 && count)
+		++*r.step;
+	if (t < r.ncl) {
+		for (int k = r.clastart[t]; k < r.clastart[t + 1] && h != 0;
+		    k++)
+			kick_atom(r.cla[k], f, r.im, r.v, h);
+		if (rattle_one((int)t, r.clstart, r.cij, r.im, &b, tol, x,
+		    r.v) < 0)
+			atomicCAS(r.fail, 0, 3);
+	} else if (t - r.ncl < r.nsettle) {
+		const struct fek_mm_settle *ws = &r.settle[t - r.ncl];
+
+		for (int a = 0; a < 3 && h != 0; a++)
+			kick_atom(ws->at[a], f, r.im, r.v, h);
+		if (fek_mm_settle_v(ws, &b, x, r.v, 0, NULL) < 0)
+			atomicCAS(r.fail, 0, 1);
+	} else if (t - r.ncl - r.nsettle < r.nfree && h != 0) {
+		kick_atom(r.freeat[t - r.ncl - r.nsettle], f, r.im, r.v, h);
 	}
 }
 
@@ -299,54 +329,174 @@ k_vconstr(int ncl, const int *clstart, const int2 *cij, const double *im,
 	while (0)
 #define GRID(m) ((unsigned)(((m) + RUN_BLOCK - 1) / RUN_BLOCK)), RUN_BLOCK
 
-/* x constrained from xref (SHAKE and SETTLE); with vcorr the moves / dt
- * into v. */
+/* The position half of a step (q's mode), its constraints' moves into v
+ * but at the start. */
 static int
 constrain_x(struct run_dev *r, const struct fek_mm_gpu *g,
-    const struct fek_box *b, double tol, const double *xref, double dt,
-    int vcorr)
+    const struct fek_box *b, double tol, const struct pre_x *q)
 {
-	long m = r->ncl + r->nsettle;
+	long m = r->ncl + r->nsettle + r->nfree;
 
-	if (m == 0)
-		return 0;
-	k_xconstr<<<GRID(m)>>>(r->ncl, r->clstart, r->cij, r->cd, r->im,
-	    r->nsettle, r->settle, *b, tol, xref, g->d.x, r->xs, vcorr ?
-	    r->v : NULL, dt, r->fail);
+	k_xconstr<<<GRID(m)>>>(*r, *q, g->d.f, *b, tol, g->d.x,
+	    q->mode != PRE_COPY);
 	return fek_cuda_launched("constraints");
 }
 
+/* The velocity half: the kick v += h f / m, the velocity constraints;
+ * with count the step counted. */
 static int
 constrain_v(struct run_dev *r, const struct fek_mm_gpu *g,
-    const struct fek_box *b, double tol)
+    const struct fek_box *b, double tol, double h, int count)
 {
-	long m = r->ncl + r->nsettle;
+	long m = r->ncl + r->nsettle + r->nfree;
 
-	if (m == 0)
-		return 0;
-	k_vconstr<<<GRID(m)>>>(r->ncl, r->clstart, r->cij, r->im,
-	    r->nsettle, r->settle, *b, tol, g->d.x, r->v, r->fail);
+	k_vconstr<<<GRID(m)>>>(*r, g->d.f, h, *b, tol, g->d.x, count);
 	return fek_cuda_launched("velocity constraints");
 }
 
-/* The flag of a failed constraint: 0, or -1 with fek_seterr(1). */
+/* The flag of a failed constraint: 0, 1 when the pair list's rows were
+ * regrown (a captured step is then stale), or -1 with fek_seterr(1). */
 static int
 check_fail(struct run_dev *r, struct fek_mm_gpu *g, const struct fek_box *b,
     long long step)
 {
-	int f = 0;
+	int f = 0, grown;
 	cudaError_t e = cudaMemcpy(&f, r->fail, sizeof f,
 	    cudaMemcpyDeviceToHost);
 
 	if (e != cudaSuccess)
 		return fek_cuda_fail(e, "flag");
-	if (mm_nonbonded_check(g->nbl, b) < 0)
+	if ((grown = mm_nonbonded_check(g->nbl, b)) < 0)
 		return -1;
 	if (f == 0)
-		return 0;
+		return grown;
 	return fek_seterr(FEK_EX_NUMERIC, "%s did not converge by step %lld "
 	    "(is the time step too large?)", f == 1 ? "SETTLE" : f == 2 ?
 	    "SHAKE" : "RATTLE", step);
+}
+
+/* One step after the forces of the last: velocity Verlet's drift and
+ * constraints, forces, half kick and velocity constraints; or Langevin
+ * middle's kick and velocity constraints, the middle and the position
+ * constraints, forces (energies with ev). */
+static int
+step_launch(struct run_dev *r, struct fek_mm_gpu *g, const struct fek_box *b,
+    const struct fek_mm_md *p, const struct pre_x *q, int ev)
+{
+	if (p->integrator == FEK_MM_INT_VV)
+		return constrain_x(r, g, b, p->constr_tol, q) < 0 ||
+		    mm_gpu_forces(g, b, 1, ev) < 0 || constrain_v(r, g, b,
+		    p->constr_tol, 0.5 * p->dt, 0) < 0 ? -1 : 0;
+	return constrain_v(r, g, b, p->constr_tol, p->dt, 1) < 0 ||
+	    constrain_x(r, g, b, p->constr_tol, q) < 0 ||
+	    mm_gpu_forces(g, b, 1, ev) < 0 ? -1 : 0;
+}
+
+/* A step's launches as CUDA graphs, one without energies and one with
+ * (Gray, "Getting started with CUDA graphs", NVIDIA 2019): each step's
+ * thirty-odd kernels and transforms go to the GPU in one launch.
+ * Nothing in a step changes from step to step but what lives on the
+ * device (the step's count included), so a graph replays it; a regrown
+ * pair list (new rows) makes it stale.  FEK_MM_GRAPH=0, or FEK_CUDA_SYNC=1
+ * (a check after each launch), launches the kernels one by one. */
+struct step_graphs {
+	int off;			/* graphs not used, or failed */
+	cudaGraphExec_t exec[2];	/* ev 0, 1: NULL until captured */
+};
+
+static void
+graphs_clear(struct step_graphs *sg)
+{
+	for (int k = 0; k < 2; k++) {
+		if (sg->exec[k] != NULL)
+			cudaGraphExecDestroy(sg->exec[k]);
+		sg->exec[k] = NULL;
+	}
+}
+
+static int
+step_run(struct step_graphs *sg, struct run_dev *r, struct fek_mm_gpu *g,
+    const struct fek_box *b, const struct fek_mm_md *p,
+    const struct pre_x *q, int ev)
+{
+	cudaStream_t s = cudaStreamPerThread;
+	cudaGraph_t graph = NULL;
+	cudaError_t e;
+	int rc;
+
+	if (sg->off)
+		return step_launch(r, g, b, p, q, ev);
+	if (sg->exec[ev] == NULL) {
+		if (cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal)
+		    != cudaSuccess) {
+			(void)cudaGetLastError();
+			sg->off = 1;
+			return step_launch(r, g, b, p, q, ev);
+		}
+		rc = step_launch(r, g, b, p, q, ev);
+		e = cudaStreamEndCapture(s, &graph);
+		if (rc == 0 && e == cudaSuccess)
+			e = cudaGraphInstantiate(&sg->exec[ev], graph, 0);
+		if (graph != NULL)
+			cudaGraphDestroy(graph);
+		if (rc < 0 || e != cudaSuccess) {
+			/* whatever could not be captured runs as it is */
+			(void)cudaGetLastError();
+			sg->exec[ev] = NULL;
+			graphs_clear(sg);
+			sg->off = 1;
+			return step_launch(r, g, b, p, q, ev);
+		}
+	}
+	if ((e = cudaGraphLaunch(sg->exec[ev], s)) != cudaSuccess)
+		return fek_cuda_fail(e, "step graph");
+	return 0;
+}
+
+/* Each cluster's atoms (in the order of their first bonds) and the
+ * atoms of no cluster and no water, for the owners' threads; -1 with
+ * fek_seterr(70) if an atom has two. */
+static int
+owners(long n, int ncl, const int *clstart, const int *cat,
+    const struct fek_mm_settle *s, long nsettle, int **clastart, int **cla,
+    int **freeat, long *nfree)
+{
+	int *own = (int *)fek_alloc(n > 0 ? n : 1, sizeof *own);
+	int m = 0, twice = 0;
+
+	*clastart = (int *)fek_alloc(ncl + 1, sizeof **clastart);
+	*cla = (int *)fek_alloc(ncl > 0 ? 2 * clstart[ncl] : 1,
+	    sizeof **cla);
+	*freeat = (int *)fek_alloc(n > 0 ? n : 1, sizeof **freeat);
+	*nfree = 0;
+	for (long i = 0; i < n; i++)
+		own[i] = -1;
+	for (int c = 0; c < ncl; c++) {
+		(*clastart)[c] = m;
+		for (int k = 2 * clstart[c]; k < 2 * clstart[c + 1]; k++) {
+			int i = cat[k];
+
+			if (own[i] == c)
+				continue;
+			twice |= own[i] >= 0;
+			own[i] = c;
+			(*cla)[m++] = i;
+		}
+	}
+	(*clastart)[ncl] = m;
+	for (long w = 0; w < nsettle; w++)
+		for (int a = 0; a < 3; a++) {
+			twice |= own[s[w].at[a]] >= 0;
+			own[s[w].at[a]] = ncl;
+		}
+	for (long i = 0; i < n; i++)
+		if (own[i] < 0)
+			(*freeat)[(*nfree)++] = (int)i;
+	free(own);
+	if (twice)
+		return fek_seterr(FEK_EX_SOFTWARE, "an atom in two constraint "
+		    "groups");
+	return 0;
 }
 
 extern "C" int
@@ -356,14 +506,21 @@ fek_mm_gpu_run(struct fek_mm_gpu *g, const struct fek_mm_md *p,
 	const struct fek_mm_top *t = g->t;
 	struct mm_dev *d = &g->d;
 	struct run_dev r;
+	struct step_graphs sg;
+	struct pre_x q;
 	struct fek_mm_constr *cc = NULL;
+	struct fek_mm_settle *settle = NULL;
 	struct fek_mm_energy e;
+	const char *env;
 	long n = t->n, n3 = 3 * n, ndf;
-	double dt = p->dt, a = exp(-p->gamma * dt), *im = NULL;
-	int *clstart = NULL, *cat = NULL, rc = -1, ev;
+	long long step0 = -1;
+	double dt = p->dt, *im = NULL;
+	int *clstart = NULL, *cat = NULL, *clastart = NULL, *cla = NULL;
+	int *freeat = NULL, rc = -1, ev, k;
 	double *cd = NULL;
 
 	memset(&r, 0, sizeof r);
+	memset(&sg, 0, sizeof sg);
 	r.n = n;
 	if ((p->integrator == FEK_MM_INT_VV && p->tcoupl != FEK_MM_TC_NONE) ||
 	    p->pcoupl != FEK_MM_PC_NONE)
@@ -379,54 +536,58 @@ fek_mm_gpu_run(struct fek_mm_gpu *g, const struct fek_mm_md *p,
 	im = (double *)fek_alloc(n, sizeof *im);
 	for (long i = 0; i < n; i++)
 		im[i] = t->mass[i] > 0 ? 1 / t->mass[i] : 0;
+	if (cc != NULL) {
+		settle = (struct fek_mm_settle *)fek_mm_constr_settles(cc,
+		    &r.nsettle);
+		r.ncl = fek_mm_constr_clusters(cc, &clstart, &cat, &cd);
+	}
+	if (owners(n, r.ncl, clstart, cat, settle, r.nsettle, &clastart, &cla,
+	    &freeat, &r.nfree) < 0)
+		goto out;
 	CK(cudaMalloc((void **)&r.v, n3 * sizeof(double)), "velocities");
 	CK(cudaMalloc((void **)&r.xold, n3 * sizeof(double)), "positions");
 	CK(cudaMalloc((void **)&r.xs, n3 * sizeof(double)), "positions");
-	CK(cudaMalloc((void **)&r.im, n * sizeof(double)), "masses");
+	CK(fek_cuda_up((void **)&r.im, im, n * sizeof(double)), "masses");
 	CK(cudaMalloc((void **)&r.fail, sizeof(int)), "flag");
 	CK(cudaMemset(r.fail, 0, sizeof(int)), "flag");
-	CK(cudaMemcpy(r.im, im, n * sizeof(double), cudaMemcpyHostToDevice),
-	    "masses");
-	if (cc != NULL) {
-		const struct fek_mm_settle *s = fek_mm_constr_settles(cc,
-		    &r.nsettle);
-
-		if (r.nsettle > 0) {
-			CK(cudaMalloc((void **)&r.settle, r.nsettle *
-			    sizeof *s), "settles");
-			CK(cudaMemcpy(r.settle, s, r.nsettle * sizeof *s,
-			    cudaMemcpyHostToDevice), "settles");
-		}
-		r.ncl = fek_mm_constr_clusters(cc, &clstart, &cat, &cd);
-		if (r.ncl > 0) {
-			CK(cudaMalloc((void **)&r.clstart, (r.ncl + 1) *
-			    sizeof(int)), "constraints");
-			CK(cudaMemcpy(r.clstart, clstart, (r.ncl + 1) *
-			    sizeof(int), cudaMemcpyHostToDevice),
-			    "constraints");
-			CK(cudaMalloc((void **)&r.cij, clstart[r.ncl] *
-			    sizeof(int2)), "constraints");
-			CK(cudaMemcpy(r.cij, cat, clstart[r.ncl] *
-			    sizeof(int2), cudaMemcpyHostToDevice),
-			    "constraints");
-			CK(cudaMalloc((void **)&r.cd, clstart[r.ncl] *
-			    sizeof(double)), "constraints");
-			CK(cudaMemcpy(r.cd, cd, clstart[r.ncl] *
-			    sizeof(double), cudaMemcpyHostToDevice),
-			    "constraints");
-		}
+	CK(fek_cuda_up((void **)&r.step, &step0, sizeof step0), "step");
+	CK(fek_cuda_up((void **)&r.settle, settle, r.nsettle * sizeof *settle),
+	    "settles");
+	CK(fek_cuda_up((void **)&r.freeat, freeat, r.nfree * sizeof(int)),
+	    "atoms");
+	if (r.ncl > 0) {
+		CK(fek_cuda_up((void **)&r.clstart, clstart, (r.ncl + 1) *
+		    sizeof(int)), "constraints");
+		CK(fek_cuda_up((void **)&r.cij, cat, clstart[r.ncl] *
+		    sizeof(int2)), "constraints");
+		CK(fek_cuda_up((void **)&r.cd, cd, clstart[r.ncl] *
+		    sizeof(double)), "constraints");
+		CK(fek_cuda_up((void **)&r.clastart, clastart, (r.ncl + 1) *
+		    sizeof(int)), "constraints");
+		CK(fek_cuda_up((void **)&r.cla, cla, clastart[r.ncl] *
+		    sizeof(int)), "constraints");
 	}
 	CK(cudaMemcpy(d->x, x, n3 * sizeof(double), cudaMemcpyHostToDevice),
 	    "positions");
 	CK(cudaMemcpy(r.v, v, n3 * sizeof(double), cudaMemcpyHostToDevice),
 	    "velocities");
+	sg.off = ((env = getenv("FEK_MM_GRAPH")) != NULL && strcmp(env, "0") ==
+	    0) || ((env = getenv("FEK_CUDA_SYNC")) != NULL && strcmp(env,
+	    "1") == 0);
 
 	/* the start: constraints satisfied by x and v, sites placed */
-	k_copy<<<GRID(n3)>>>(n3, d->x, r.xold);
-	if (constrain_x(&r, g, b, p->constr_tol, r.xold, dt, 0) < 0 ||
-	    constrain_v(&r, g, b, p->constr_tol) < 0 ||
+	memset(&q, 0, sizeof q);
+	q.mode = PRE_COPY;
+	q.dt = dt;
+	if (constrain_x(&r, g, b, p->constr_tol, &q) < 0 ||
+	    constrain_v(&r, g, b, p->constr_tol, 0, 0) < 0 ||
 	    mm_gpu_forces(g, b, 1, 1) < 0 || check_fail(&r, g, b, 0) < 0)
 		goto out;
+	q.mode = p->integrator == FEK_MM_INT_VV ? PRE_DRIFT : PRE_MIDDLE;
+	q.a = exp(-p->gamma * dt);
+	q.kT = p->kT;
+	q.key = p->key;
+	q.step = r.step;
 	for (long long step = 0;; step++) {
 		int logs = sink->log != NULL && p->logevery > 0 &&
 		    step % p->logevery == 0;
@@ -438,8 +599,10 @@ fek_mm_gpu_run(struct fek_mm_gpu *g, const struct fek_mm_md *p,
 			    cudaMemcpyDeviceToHost), "positions");
 			CK(cudaMemcpy(v, r.v, n3 * sizeof(double),
 			    cudaMemcpyDeviceToHost), "velocities");
-			if (check_fail(&r, g, b, step) < 0)
+			if ((k = check_fail(&r, g, b, step)) < 0)
 				goto out;
+			if (k > 0)
+				graphs_clear(&sg);
 		}
 		if (logs) {
 			double K = fek_mm_kinetic(t, v);
@@ -458,48 +621,42 @@ fek_mm_gpu_run(struct fek_mm_gpu *g, const struct fek_mm_md *p,
 		/* the next step's energies only where the log wants them */
 		ev = sink->log != NULL && p->logevery > 0 && (step + 1) %
 		    p->logevery == 0;
-		if (step % CHECK_EVERY == CHECK_EVERY - 1 &&
-		    check_fail(&r, g, b, step) < 0)
-			goto out;
-		if (p->integrator == FEK_MM_INT_VV) {
-			k_kick<<<GRID(n3)>>>(n3, d->f, r.im, r.v, 0.5 * dt);
-			k_drift<<<GRID(n3)>>>(n3, d->x, r.v, r.xold, dt);
-			if (constrain_x(&r, g, b, p->constr_tol, r.xold, dt,
-			    1) < 0 || mm_gpu_forces(g, b, 1, ev) < 0)
+		if (step % CHECK_EVERY == CHECK_EVERY - 1) {
+			if ((k = check_fail(&r, g, b, step)) < 0)
 				goto out;
-			k_kick<<<GRID(n3)>>>(n3, d->f, r.im, r.v, 0.5 * dt);
-			if (constrain_v(&r, g, b, p->constr_tol) < 0)
-				goto out;
-		} else {
-			k_kick<<<GRID(n3)>>>(n3, d->f, r.im, r.v, dt);
-			if (constrain_v(&r, g, b, p->constr_tol) < 0)
-				goto out;
-			k_middle<<<GRID(n)>>>(n, d->x, r.v, r.xold, r.im, a,
-			    p->kT, p->key, step, dt);
-			if (constrain_x(&r, g, b, p->constr_tol, r.xold, dt,
-			    1) < 0 || mm_gpu_forces(g, b, 1, ev) < 0)
-				goto out;
+			if (k > 0)
+				graphs_clear(&sg);
 		}
+		if (step_run(&sg, &r, g, b, p, &q, ev) < 0)
+			goto out;
 	}
 	CK(cudaMemcpy(x, d->x, n3 * sizeof(double), cudaMemcpyDeviceToHost),
 	    "positions");
 	CK(cudaMemcpy(v, r.v, n3 * sizeof(double), cudaMemcpyDeviceToHost),
 	    "velocities");
-	rc = check_fail(&r, g, b, p->nsteps);
+	rc = check_fail(&r, g, b, p->nsteps) < 0 ? -1 : 0;
 out:
+	graphs_clear(&sg);
 	cudaFree(r.v);
 	cudaFree(r.xold);
 	cudaFree(r.xs);
 	cudaFree(r.im);
 	cudaFree(r.fail);
+	cudaFree(r.step);
 	cudaFree(r.settle);
+	cudaFree(r.freeat);
 	cudaFree(r.clstart);
 	cudaFree(r.cij);
 	cudaFree(r.cd);
+	cudaFree(r.clastart);
+	cudaFree(r.cla);
 	free(im);
 	free(clstart);
 	free(cat);
 	free(cd);
+	free(clastart);
+	free(cla);
+	free(freeat);
 	fek_mm_constr_free(cc);
 	return rc;
 }
