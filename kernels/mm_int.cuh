@@ -79,21 +79,21 @@ int	mm_vsite_spread_launch(const struct mm_dev *d, const struct fek_box *b);
  * built from a site, or one site listed twice), else 0; for vsite_serial. */
 int	mm_vsite_serial(const struct fek_mm_top *t);
 
-/* mm_nonbonded.cu: fek_mm_nonbonded's terms over the pair list *l (made
- * at the first call, rebuilt on the device when an atom has moved skin / 2
- * or the box has changed); with ev the energies and virial too, else the
- * forces only. */
+/* mm_nonbonded.cu: fek_mm_nonbonded's terms over the pair list *l
+ * (mm_nblist.cu: made at the first call, rebuilt on the device when an
+ * atom has moved skin / 2 or the box has changed); with ev the energies
+ * and virial too, else the forces only. */
 struct mm_nblist;
 int	mm_nonbonded_launch(struct mm_nblist **l, const struct mm_dev *d,
 	    const struct fek_mm_opt *o, double skin, const struct fek_box *b,
 	    int ev);
-/* mm_nonbonded.cu: a look at the list's longest row since the last (a
+/* mm_nblist.cu: a look at the list's longest row since the last (a
  * sync): rows grown, and a rebuild asked for, when one outgrew its room
  * (its atom was then searched against all atoms: slower, as exact):
  * 0, 1 when the rows moved (new device pointers), or -1. */
 int	mm_nonbonded_check(struct mm_nblist *l, const struct fek_box *b);
-/* mm_nonbonded.cu: the list's outer radius (nm), builds so far and the
- * rows' room (zeros before the first use). */
+/* mm_nblist.cu: the list's outer radius (nm), builds so far and the
+ * rows' room (zeros before the first use); the list freed. */
 int	mm_nonbonded_stats(const struct mm_nblist *l, double *rlist,
 	    long *builds, int *room);
 void	mm_nblist_free(struct mm_nblist *l);

@@ -8,7 +8,7 @@
 # nm, for 216 SPC/E waters (SETTLE, reaction field; Langevin and velocity
 # Verlet) and alanine dipeptide in vacuum (SHAKE and RATTLE on h-bonds);
 # likewise over 30 steps for 5832 waters with PME, where the pair list
-# (kernels/mm_nonbonded.cu) is rebuilt, and a drop of water in a large box,
+# (kernels/mm_nblist.cu) is rebuilt, and a drop of water in a large box,
 # where its rows overflow and grow; in mixed precision the large box
 # within 1e-5; the run resident on the GPU repeats to the bit and equals
 # the host-driven one (FEK_MM_HOSTRUN=1); velocity Verlet conserves the
