@@ -1,9 +1,9 @@
 /*
  * mm.cu - md-gpu --top's forces on the GPU (mm.cuh): the system uploaded
  * once, then per evaluation the positions up, the parts (virtual sites
- * placed, mm_bonded.cu, mm_nonbonded.cu, mm_pme.cu, the sites' forces
- * spread) adding to fixed-point accumulators (mm_int.cuh), and the forces,
- * energies and virial down.  lib/mm/energy.c is the CPU reference; the
+ * placed, mm_bonded.cu, mm_nonbonded.cu over mm_nblist.cu's pair list,
+ * mm_pme.cu, the sites' forces spread) adding to fixed-point accumulators
+ * (mm_int.cuh), and the forces, energies and virial down.  lib/mm/energy.c is the CPU reference; the
  * terms are booked as it books them (the Ewald self energy under Coulomb
  * (SR), the dispersion correction computed on the host).
  */

@@ -1,6 +1,7 @@
 /*
  * mm.cuh - plain-C driver of md-gpu --top's forces on the GPU (kernels/
- * mm.cu and its parts mm_bonded.cu, mm_nonbonded.cu, mm_pme.cu): what
+ * mm.cu and its parts mm_bonded.cu, mm_nblist.cu, mm_nonbonded.cu,
+ * mm_pme.cu, mm_run.cu): what
  * lib/mm/energy.c's fek_mm_force_eval computes on the CPU, in double
  * precision, with the forces, energies and virial summed in 64-bit fixed
  * point (2^-32 kJ/mol/nm and kJ/mol), so that a GPU run gives the same

@@ -1,7 +1,8 @@
 /*
  * mm_int.cuh - internal to kernels/mm*.cu: the molecular system on the
  * device and the fixed-point accumulators that the parts (mm_bonded.cu,
- * mm_nonbonded.cu, mm_pme.cu) add their forces, energies and virial to.
+ * mm_nonbonded.cu with mm_nblist.cu's pair list, mm_pme.cu) add their
+ * forces, energies and virial to.
  *
  * Fixed point: a quantity v is added as the 64-bit integer llrint(v
  * 2^32) with an integer atomicAdd, exact and so independent of the order
