@@ -1,12 +1,12 @@
 /*
  * mm.cuh - plain-C driver of md-gpu --top's forces on the GPU (kernels/
  * mm.cu and its parts mm_bonded.cu, mm_nblist.cu, mm_nonbonded.cu,
- * mm_pme.cu, mm_run.cu): what
- * lib/mm/energy.c's fek_mm_force_eval computes on the CPU, in double
- * precision, with the forces, energies and virial summed in 64-bit fixed
- * point (2^-32 kJ/mol/nm and kJ/mol), so that a GPU run gives the same
- * bits whatever the order of its threads.  No CUDA syntax here; a build
- * without nvcc links lib/gpu_stub_mm.c.
+ * mm_pme.cu, mm_run.cu): what lib/mm/energy.c's fek_mm_force_eval
+ * computes on the CPU, in double precision, with the forces, energies
+ * and virial summed in 64-bit fixed point (2^-32 kJ/mol/nm and kJ/mol),
+ * so that a GPU run gives the same bits whatever the order of its
+ * threads.  No CUDA syntax here; a build without nvcc links
+ * lib/gpu_stub_mm.c.
  */
 #ifndef FEK_MM_CUH
 #define FEK_MM_CUH
