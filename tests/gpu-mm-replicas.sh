@@ -11,14 +11,14 @@
 # $FEK_MM_GPU_DATA (ala2.top, preprocessed, and ala2.gro: see
 # tests/gpu-mm.sh).  Skipped unless FEK_TEST_GPU is set.
 . "$(dirname "$0")/lib.sh"
+. "$TOP/tests/lib-mm.sh"
 
 if [ -z "${FEK_TEST_GPU:-}" ]; then
 	skip gpu-mm-replicas "FEK_TEST_GPU unset (make check-gpu on a GPU machine)"
 	exit 0
 fi
 if have gmx; then
-	t ala2-pdb2gmx 0 "gmx pdb2gmx -f $TOP/testdata/mm/ala2-heavy.pdb -ff amber99sb-ildn -water tip3p -ignh -o a.gro -p ala2.top > p2g.log 2>&1 &&
-		gmx editconf -f a.gro -o ala2.gro -box 3 -c > ec.log 2>&1"
+	t ala2-pdb2gmx 0 "$(ala2_amber ala2.top)"
 	D=.
 elif [ -n "${FEK_MM_GPU_DATA:-}" ]; then
 	D=$FEK_MM_GPU_DATA

@@ -16,6 +16,7 @@
 # tests/mm-md.sh on the CPU).  Inputs as tests/gpu-mm.sh (GROMACS here,
 # else $FEK_MM_GPU_DATA).  Skipped unless FEK_TEST_GPU.
 . "$(dirname "$0")/lib.sh"
+. "$TOP/tests/lib-mm.sh"
 
 if [ -z "${FEK_TEST_GPU:-}" ]; then
 	skip gpu-mm-run "FEK_TEST_GPU unset (make check-gpu on a GPU machine)"
@@ -26,8 +27,7 @@ if [ -n "${FEK_MM_GPU_DATA:-}" ]; then
 elif have gmx; then
 	G=/usr/share/gromacs/top
 	t inputs 0 "cp $G/spc216.gro . && cp $TOP/testdata/mm/spce216.top . &&
-		gmx pdb2gmx -f $TOP/testdata/mm/ala2-heavy.pdb -ff amber99sb-ildn -water tip3p -ignh -o a.gro -p ala2.top > p2g.log 2>&1 &&
-		gmx editconf -f a.gro -o ala2.gro -box 3 -c > ec.log 2>&1"
+		$(ala2_amber ala2.top)"
 	D=.
 else
 	skip gpu-mm-run "no gmx and no FEK_MM_GPU_DATA"

@@ -12,6 +12,7 @@
 # made on a machine that has it: see the end of this file).  Skipped
 # unless FEK_TEST_GPU is set.
 . "$(dirname "$0")/lib.sh"
+. "$TOP/tests/lib-mm.sh"
 
 if [ -z "${FEK_TEST_GPU:-}" ]; then
 	skip gpu-mm "FEK_TEST_GPU unset (make check-gpu on a GPU machine)"
@@ -27,14 +28,10 @@ mkinputs() {
 	cp "$TOP/testdata/mm/spce216.top" . &&
 	printf '#include "oplsaa.ff/forcefield.itp"\n#include "oplsaa.ff/tip4p.itp"\n[ system ]\nTIP4P\n[ molecules ]\nSOL 1728\n' > tip4p-raw.top &&
 	gmx genconf -f $G/tip4p.gro -nbox 2 2 2 -o tip4p.gro > gc.log 2>&1 &&
-	gmx pdb2gmx -f "$TOP/testdata/mm/ala2-heavy.pdb" -ff amber99sb-ildn -water tip3p -ignh -o a.gro -p ala2-raw.top > p2g.log 2>&1 &&
-	gmx editconf -f a.gro -o ala2.gro -box 3 -c > ec.log 2>&1 &&
+	sh -c "$(ala2_amber ala2-raw.top)" &&
 	cp ala2-raw.top ala2w-raw.top &&
-	gmx solvate -cp ala2.gro -cs spc216.gro -p ala2w-raw.top -o ala2-wat.gro > solv.log 2>&1 &&
-	sed 's/NME/CT3/' "$TOP/testdata/mm/ala2-heavy.pdb" > c.pdb &&
-	printf '3\n5\n' | gmx pdb2gmx -f c.pdb -ff charmm27 -water tip3p -ignh -ter -o c.gro -p ala2c-cmap.top > p2gc.log 2>&1 &&
-	awk '/^\[ *cmap *\]/ { skip = 1; next } /^[[#]/ { skip = 0 } !skip' ala2c-cmap.top > ala2c-raw.top &&
-	gmx editconf -f c.gro -o ala2c.gro -box 3 -c > ecc.log 2>&1 &&
+	sh -c "$(ala2_solvate gmx ala2w-raw.top)" &&
+	sh -c "$(ala2_charmm gmx c.pdb c.gro ala2c-raw.top)" &&
 	printf 'coulombtype = PME\nrcoulomb = 0.9\nrvdw = 0.9\n' > pp.mdp &&
 	for s in tip4p:tip4p ala2:ala2 ala2w:ala2-wat ala2c:ala2c; do
 		gmx grompp -f pp.mdp -p ${s%%:*}-raw.top -c ${s#*:}.gro -pp ${s%%:*}.top -o x.tpr -maxwarn 10 > pp.log 2>&1 || return 1
@@ -88,6 +85,7 @@ gpucheck ala2-tip3p-mixed pmeh.mdp "$D/ala2w.top" "$D/ala2-wat.gro"
 MIXED=
 
 # To make $FEK_MM_GPU_DATA on a machine with GROMACS (the GPU machine of
-# the device tool has none): run this file's mkinputs in an empty folder
-# and keep spc216.gro spce216.top tip4p.top tip4p.gro ala2.top ala2.gro
-# ala2w.top ala2-wat.gro ala2c.top ala2c.gro.
+# the device tool has none): run this file's mkinputs, with TOP set and
+# tests/lib-mm.sh sourced, in an empty folder and keep spc216.gro
+# spce216.top tip4p.top tip4p.gro ala2.top ala2.gro ala2w.top
+# ala2-wat.gro ala2c.top ala2c.gro.

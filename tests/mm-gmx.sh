@@ -14,6 +14,7 @@
 # of GROMACS's, the reciprocal sum within 1e-4 relative (PME) — GROMACS's
 # PME interpolates its B-spline moduli differently in the last digits.
 . "$(dirname "$0")/lib.sh"
+. "$TOP/tests/lib-mm.sh"
 
 if have gmx_d; then
 	GMX=gmx_d
@@ -68,8 +69,8 @@ compare() {
 }
 
 # ---- inputs --------------------------------------------------------------------------
-t ala2-pdb2gmx 0 "$GMX pdb2gmx -f $TOP/testdata/mm/ala2-heavy.pdb -ff amber99sb-ildn -water tip3p -ignh -o ala2-raw.gro -p ala2.top > p2g.log 2>&1"
-t ala2-box 0 "$GMX editconf -f ala2-raw.gro -o ala2.gro -box 3 -c > ec.log 2>&1"
+t ala2-pdb2gmx 0 "$(ala2_pdb2gmx $GMX ala2-raw.gro ala2.top)"
+t ala2-box 0 "$(ala2_box $GMX ala2-raw.gro)"
 cat > vac.mdp <<'EOF'
 cutoff-scheme = Verlet
 coulombtype = Cut-off
@@ -90,7 +91,7 @@ fourierspacing = 0.12
 pme-order = 4
 ewald-rtol = 1e-5
 EOF
-t ala2-solvate 0 "$GMX solvate -cp ala2.gro -cs spc216.gro -p ala2.top -o ala2-wat.gro > solv.log 2>&1"
+t ala2-solvate 0 "$(ala2_solvate $GMX ala2.top)"
 gmx_energy ala2-tip3p pme.mdp ala2.top ala2-wat.gro && ours ala2-tip3p pme.mdp ala2.top ala2-wat.gro &&
 compare ala2-tip3p || fail ala2-tip3p "a run failed: $(tail -n 2 ala2-tip3p.mdrun 2>/dev/null)"
 
@@ -107,13 +108,10 @@ t tip4p-gro 0 "$GMX genconf -f $($GMX -h 2>&1 | awk '/^Data prefix:/ { print $3 
 gmx_energy tip4p pme.mdp tip4p.top tip4p.gro && ours tip4p pme.mdp tip4p.top tip4p.gro &&
 compare tip4p || fail tip4p "a run failed: $(tail -n 2 tip4p.mdrun 2>/dev/null)"
 
-# charmm27 calls the methylamide cap CT3, and its termini are chosen by
-# hand (None and None: 3 and 5 in its lists); its CMAP (which md-gpu lacks)
-# is taken out of the topology for both programs
-t ala2-charmm 0 "sed 's/NME/CT3/' $TOP/testdata/mm/ala2-heavy.pdb > ala2c.pdb &&
-	printf '3\\n5\\n' | $GMX pdb2gmx -f ala2c.pdb -ff charmm27 -water tip3p -ignh -ter -o ala2c-raw.gro -p ala2c-cmap.top > p2gc.log 2>&1 &&
-	grep -q 'Start terminus ACE-1: None' p2gc.log && grep -q 'End terminus CT3-3: None' p2gc.log &&
-	awk '/^\\[ *cmap *\\]/ { skip = 1; next } /^[[#]/ { skip = 0 } !skip' ala2c-cmap.top > ala2c.top &&
-	$GMX editconf -f ala2c-raw.gro -o ala2c.gro -box 3 -c > ecc.log 2>&1"
+# The dipeptide in charmm27 (tests/lib-mm.sh) has its CMAP taken out of
+# the topology for both programs, and pdb2gmx's log must show the termini
+# chosen by hand.
+termini="grep -q 'Start terminus ACE-1: None' p2gc.log && grep -q 'End terminus CT3-3: None' p2gc.log"
+t ala2-charmm 0 "$(ala2_charmm $GMX ala2c.pdb ala2c-raw.gro ala2c.top "$termini")"
 gmx_energy ala2-charmm vac.mdp ala2c.top ala2c.gro && ours ala2-charmm vac.mdp ala2c.top ala2c.gro &&
 compare ala2-charmm || fail ala2-charmm "a run failed: $(tail -n 2 ala2-charmm.mdrun 2>/dev/null)"

@@ -16,6 +16,7 @@
 #     energy;
 #   - bad input: exit codes 64, 65, 66 and (without a GPU) 69.
 . "$(dirname "$0")/lib.sh"
+. "$TOP/tests/lib-mm.sh"
 
 GMXTOP=/usr/share/gromacs/top
 if [ ! -f "$GMXTOP/spc216.gro" ]; then
@@ -108,8 +109,7 @@ t nh-log-key 0 "grep -q '^#INTEGRATOR vv nose-hoover' nh.log"
 
 # ---- alanine dipeptide, bonds to hydrogen constrained -------------------------------------
 if have gmx; then
-	t ala2-pdb2gmx 0 "gmx pdb2gmx -f $TOP/testdata/mm/ala2-heavy.pdb -ff amber99sb-ildn -water tip3p -ignh -o a.gro -p a.top > p2g.log 2>&1 &&
-		gmx editconf -f a.gro -o ala2.gro -box 3 -c > ec.log 2>&1"
+	t ala2-pdb2gmx 0 "$(ala2_amber a.top)"
 	cat > ala.mdp <<'EOF'
 integrator = sd
 dt = 0.002

@@ -15,13 +15,13 @@
 #   - --confout writes a .gro frame a replica, which reruns;
 #   - bad input: exit codes 64 and 65.
 . "$(dirname "$0")/lib.sh"
+. "$TOP/tests/lib-mm.sh"
 
 if ! have gmx; then
 	skip mm-replicas "no gmx (pdb2gmx makes the topology: scripts/install-deps check)"
 	exit 0
 fi
-t ala2-pdb2gmx 0 "gmx pdb2gmx -f $TOP/testdata/mm/ala2-heavy.pdb -ff amber99sb-ildn -water tip3p -ignh -o a.gro -p a.top > p2g.log 2>&1 &&
-	gmx editconf -f a.gro -o ala2.gro -box 3 -c > ec.log 2>&1"
+t ala2-pdb2gmx 0 "$(ala2_amber a.top)"
 cat > sd.mdp <<'EOF'
 integrator = sd
 dt = 0.002

@@ -1,0 +1,51 @@
+# tests/lib-mm.sh - helpers of the tests that build alanine dipeptide
+# (ACE-ALA-NME) with GROMACS: tests/mm-gmx.sh, mm-md.sh, mm-replicas.sh,
+# gpu-mm.sh, gpu-mm-run.sh and gpu-mm-replicas.sh.  Source it after
+# lib.sh.  The heavy atoms come from testdata/mm/ala2-heavy.pdb and gmx
+# pdb2gmx adds the hydrogens (-ignh).  Each function prints a command
+# line for t (which runs it with sh -c in $TMP), so that every test keeps
+# its own result names and file names; whether gmx is installed, and
+# what to skip when it is not, stays with each test.
+ALA2_PDB=$TOP/testdata/mm/ala2-heavy.pdb
+
+# ala2_pdb2gmx GMX GRO TOP: GMX pdb2gmx builds the dipeptide in
+# amber99sb-ildn with TIP3P as GRO and TOP; its output goes to p2g.log.
+ala2_pdb2gmx() {
+	echo "$1 pdb2gmx -f $ALA2_PDB -ff amber99sb-ildn -water tip3p -ignh -o $2 -p $3 > p2g.log 2>&1"
+}
+
+# ala2_box GMX GRO: GMX editconf centres GRO in a cube of 3 nm as
+# ala2.gro; its output goes to ec.log.
+ala2_box() {
+	echo "$1 editconf -f $2 -o ala2.gro -box 3 -c > ec.log 2>&1"
+}
+
+# ala2_amber TOP: both of the above with gmx, through a.gro, which leave
+# the dipeptide in vacuum as ala2.gro and TOP.
+ala2_amber() {
+	echo "$(ala2_pdb2gmx gmx a.gro "$1") &&
+	$(ala2_box gmx a.gro)"
+}
+
+# ala2_solvate GMX TOP: GMX solvate fills the box of ala2.gro with SPC216
+# waters as ala2-wat.gro and adds them to TOP; its output goes to
+# solv.log.
+ala2_solvate() {
+	echo "$1 solvate -cp ala2.gro -cs spc216.gro -p $2 -o ala2-wat.gro > solv.log 2>&1"
+}
+
+# ala2_charmm GMX PDB GRO TOP [CHECK]: the dipeptide in charmm27 with
+# TIP3P, centred in a cube of 3 nm as ala2c.gro, and its topology without
+# the CMAP (which md-gpu lacks) as TOP.  charmm27 calls the methylamide
+# cap CT3, so the heavy atoms are first renamed into PDB, and its termini
+# are chosen by hand (None and None: 3 and 5 in its lists).  GMX pdb2gmx
+# writes GRO, the full topology ala2c-cmap.top and its output to
+# p2gc.log; the command line CHECK, where one is given, runs next; the
+# output of editconf goes to ecc.log.
+ala2_charmm() {
+	echo "sed 's/NME/CT3/' $ALA2_PDB > $2 &&
+	printf '3\\n5\\n' | $1 pdb2gmx -f $2 -ff charmm27 -water tip3p -ignh -ter -o $3 -p ala2c-cmap.top > p2gc.log 2>&1 &&${5:+
+	$5 &&}
+	awk '/^\\[ *cmap *\\]/ { skip = 1; next } /^[[#]/ { skip = 0 } !skip' ala2c-cmap.top > $4 &&
+	$1 editconf -f $3 -o ala2c.gro -box 3 -c > ecc.log 2>&1"
+}
