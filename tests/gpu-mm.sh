@@ -38,7 +38,7 @@ mkinputs() {
 	done
 }
 if have gmx; then
-	t gpu-mm-inputs 0 mkinputs
+	ok gpu-mm-inputs mkinputs	# a shell function: ok runs it in a subshell (t would hand it to sh -c)
 	D=.
 elif [ -n "${FEK_MM_GPU_DATA:-}" ]; then
 	D=$FEK_MM_GPU_DATA
