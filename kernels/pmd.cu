@@ -460,7 +460,7 @@ __global__ void __launch_bounds__(BLOCK)
 k_forces(struct kpar p, const dbl4 *pos, dbl4 *vel, dbl4 *frc,
     const int *nb, const int *cnt, const struct fek_box *box,
     const struct fek_pair_coef *coef, const double *tab, double *part,
-    int *flag, const int4 *cgrid, int *ccount, int *ovf)
+    int *flag, unsigned *fdone, const int4 *cgrid, int *ccount, int *ovf)
 {
 	extern __shared__ struct fek_pair_coef sc[];	/* ntypes^2 */
 	__shared__ double sh[BLOCK];
@@ -480,8 +480,16 @@ k_forces(struct kpar p, const dbl4 *pos, dbl4 *vel, dbl4 *frc,
 		for (int c = blk * blockDim.x + threadIdx.x; c < nc; c +=
 		    p.nblkbox * blockDim.x)
 			ccount[cg.w + c] = 0;
-		if (blk == 0 && threadIdx.x == 0)
+		/* the flag is cleared by the box's last block to have read
+		 * it: cleared by any earlier one, a block that starts later
+		 * would leave its share of the counts standing (the next
+		 * build would then bin on top of them) */
+		__syncthreads();
+		if (threadIdx.x == 0 && atomicAdd(&fdone[b], 1u) ==
+		    (unsigned)p.nblkbox - 1) {
+			fdone[b] = 0;
 			flag[b] = 0;
+		}
 	}
 	__syncthreads();
 	for (long base = (long)blk * (BLOCK / TPP); base < p.n; base +=
@@ -715,6 +723,8 @@ struct gpu {
 	float4 *cbin, *cell;		/* binned, then sorted: positions
 					   and the index's bits */
 	int *flag, *ovf, *maxcnt, *maxcell;
+	unsigned *fdone;		/* a box's blocks of k_forces that
+					   have read its flag (0 between) */
 	unsigned long long *nbuild;	/* lists built (replays too) */
 	double *part;
 	struct fek_pair_coef *coef;
@@ -954,7 +964,8 @@ forces_tpp(struct gpu *G, int *flag)
 
 #define FORCES(S) k_forces<TPP, ENERGY, KICK, S><<<grid, BLOCK, shm>>>(	\
 	    G->p, G->d.pos, G->d.vel, G->d.frc, G->nb, G->cnt, G->d.box,	\
-	    G->coef, G->tab, G->part, flag, G->cgrid, G->ccount, G->ovf)
+	    G->coef, G->tab, G->part, flag, G->fdone, G->cgrid, G->ccount,	\
+	    G->ovf)
 	if (G->p.style == FEK_PAIR_TABLE)
 		FORCES(FEK_PAIR_TABLE);
 	else if (G->fshift)
@@ -1402,6 +1413,8 @@ fek_gpu_pmd_run(struct fek_psys *s, const struct fek_pairpot *pp,
 	CK(cudaMalloc(&G.cnt, G.N * sizeof(int)), "cudaMalloc");
 	CK(cudaMalloc(&G.cgrid, B * sizeof(int4)), "cudaMalloc");
 	CK(cudaMalloc(&G.flag, B * sizeof(int)), "cudaMalloc");
+	CK(cudaMalloc(&G.fdone, B * sizeof(unsigned)), "cudaMalloc");
+	CK(cudaMemset(G.fdone, 0, B * sizeof(unsigned)), "cudaMemset");
 	CK(cudaMalloc(&G.ovf, sizeof(int)), "cudaMalloc");
 	CK(cudaMalloc(&G.maxcnt, sizeof(int)), "cudaMalloc");
 	CK(cudaMalloc(&G.maxcell, sizeof(int)), "cudaMalloc");
@@ -1622,6 +1635,7 @@ fail:
 	cudaFree(G.cnt);
 	cudaFree(G.cgrid);
 	cudaFree(G.flag);
+	cudaFree(G.fdone);
 	cudaFree(G.ovf);
 	cudaFree(G.maxcnt);
 	cudaFree(G.maxcell);

@@ -117,6 +117,16 @@ le nve-drift-fshift "$d" 1e-4
 d=$(drift nve-s.log 32000)
 echo "NVE on $G: drift of E/N over 10^4 steps, shifted LJ, 32000 particles: $d"
 le nve-drift-shift "$d" 1e-4
+# the 32000 cooled by the Nose-Hoover chain to 0.85: so the NVE holds its
+# temperature, and a second cooling gives the same bytes (the forces
+# kernel once cleared a box's rebuild flag before all its blocks had read
+# it, leaving cell counts standing: on an H200 the cooling then froze the
+# liquid, T about 1e-4, and no two runs agreed)
+set -- $(logmean nve-s.log 4 0)
+echo "NVE on $G after the Nose-Hoover cooling, 32000 particles: mean T $1 over $2 rows"
+near nve-shift-temp "$1" 0.85 0.05
+t nve-cool-20-again 0 "md-gpu -d $G --config m20.fek -i nh -t 0.85 -n 4000 -e 4000 --shift -s $SEED > m20c-again.fek"
+ok nve-cool-20-same-bytes cmp m20c.fek m20c-again.fek
 for I in nh baoab; do
 	t temp-$I 0 "md-gpu -d $G --config melt.fek -i $I -t 0.9 -n 6000 -e 0 --shift -l temp-$I.log --thermo 20 -s $SEED"
 	set -- $(logmean temp-$I.log 4 100)
