@@ -8,7 +8,8 @@
  *     (1982); Andersen, J. Comput. Phys. 52, 24 (1983)) and Langevin
  *     "middle" (Zhang et al., J. Phys. Chem. A 123, 6056 (2019)), with
  *     run.c's Philox normals (key, atom, step): the same trajectory as
- *     the CPU's until rounding grows;
+ *     the CPU's until rounding grows; velocity Verlet's v-rescale
+ *     thermostat (Bussi et al. 2007) with run.c's draws (k_vr_alpha);
  *   SETTLE for rigid waters (Miyamoto and Kollman, J. Comput. Chem. 13,
  *     952 (1992)), a thread a water, with lib/mm/settle_eval.h's
  *     arithmetic, constr.c's own;
@@ -42,6 +43,8 @@
 #include <string.h>
 
 #include <cuda_runtime.h>
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
 
 #include "mm/settle_eval.h"
 #include "mm/vec3.h"
@@ -59,6 +62,7 @@ extern "C" {
 					   memory, at most */
 #define CL_MAXB 8			/* its bonds likewise */
 #define CHECK_EVERY 100			/* steps between looks at the flag */
+#define VR_CHUNK 100			/* v-rescale's draws sent at a time */
 
 /* The run's own device arrays (passed to the kernels by value). */
 struct run_dev {
@@ -71,8 +75,17 @@ struct run_dev {
 	double *cd;			/* their lengths */
 	int *clastart, *cla;		/* ncl + 1: each cluster's atoms */
 	int *freeat;			/* nfree: the unconstrained atoms */
-	long long *step;		/* the Langevin normals' step */
+	long long *step;		/* the step, counted by k_vconstr (the
+					   Langevin normals', v-rescale's) */
 	int *fail;
+	/* v-rescale (velocity Verlet) */
+	long ndf;
+	double *mass;			/* n */
+	double *vr;			/* VR_CHUNK steps' (R1, chi^2) */
+	double *vpart;			/* k_vr_alpha's blocks' 2K sums */
+	double *valpha;			/* alpha, then the work done */
+	unsigned *vdone;		/* blocks done (0 between) */
+	int nvblk;
 };
 
 /* What k_xconstr does to an atom before the position constraints. */
@@ -322,6 +335,80 @@ k_vconstr(struct run_dev r, const unsigned long long *f, double h,
 	}
 }
 
+/* The v-rescale thermostat (Bussi, Donadio and Parrinello, J. Chem. Phys.
+ * 126, 014101 (2007)) at a velocity Verlet step's end, as run.c's
+ * vrescale_alpha: K0 = sum m v^2 / 2 over the atoms, block sums in a
+ * fixed tree and the blocks' sums in order by the last block to finish
+ * (the same value whichever it is); then alpha from the step's R1 and
+ * chi^2 (drawn on the host from run.c's generator, in its order, vr),
+ * c = exp(-dt / tau_t) and Kt = ndf kT / 2; the work (alpha^2 - 1) K0
+ * summed for the log's conserved H. */
+static __global__ void __launch_bounds__(RUN_BLOCK)
+k_vr_alpha(struct run_dev r, double Kt, long ndf, double c)
+{
+	__shared__ double sh[RUN_BLOCK];
+	__shared__ int last;
+	long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+	double k = 0;
+
+	if (i < r.n)
+		k = 0.5 * r.mass[i] * (r.v[3 * i] * r.v[3 * i] + r.v[3 * i +
+		    1] * r.v[3 * i + 1] + r.v[3 * i + 2] * r.v[3 * i + 2]);
+	sh[threadIdx.x] = k;
+	__syncthreads();
+	for (int h = RUN_BLOCK / 2; h > 0; h >>= 1) {
+		if (threadIdx.x < h)
+			sh[threadIdx.x] += sh[threadIdx.x + h];
+		__syncthreads();
+	}
+	if (threadIdx.x == 0) {
+		r.vpart[blockIdx.x] = sh[0];
+		__threadfence();
+		last = atomicAdd(r.vdone, 1u) == gridDim.x - 1;
+	}
+	__syncthreads();
+	if (!last)
+		return;
+	k = 0;
+	for (int b = threadIdx.x; b < r.nvblk; b += RUN_BLOCK)
+		k += ((volatile double *)r.vpart)[b];
+	sh[threadIdx.x] = k;
+	__syncthreads();
+	for (int h = RUN_BLOCK / 2; h > 0; h >>= 1) {
+		if (threadIdx.x < h)
+			sh[threadIdx.x] += sh[threadIdx.x + h];
+		__syncthreads();
+	}
+	if (threadIdx.x == 0) {
+		double K = sh[0], al = 1;
+		const double *d = r.vr + 2 * (*r.step % VR_CHUNK);
+		double r1 = d[0], s2 = d[1];
+
+		if (K > 0) {
+			double f = Kt / (ndf * K), a2 = c + (1 - c) * f *
+			    (r1 * r1 + s2) + 2 * r1 * sqrt(c * (1 - c) * f);
+
+			if (a2 < 0)
+				a2 = 0;
+			al = (r1 + sqrt(c / ((1 - c) * f)) < 0 ? -1 : 1) *
+			    sqrt(a2);
+		}
+		r.valpha[0] = al;
+		r.valpha[1] += (al * al - 1) * K;
+		*r.vdone = 0;
+	}
+}
+
+/* v *= alpha. */
+static __global__ void
+k_vr_scale(struct run_dev r)
+{
+	long k = blockIdx.x * (long)blockDim.x + threadIdx.x;
+
+	if (k < 3 * r.n)
+		r.v[k] *= r.valpha[0];
+}
+
 /* ---- the host ------------------------------------------------------------ */
 
 #define CK(call, what) do { cudaError_t e_ = (call); \
@@ -383,10 +470,18 @@ static int
 step_launch(struct run_dev *r, struct fek_mm_gpu *g, const struct fek_box *b,
     const struct fek_mm_md *p, const struct pre_x *q, int ev)
 {
-	if (p->integrator == FEK_MM_INT_VV)
-		return constrain_x(r, g, b, p->constr_tol, q) < 0 ||
+	if (p->integrator == FEK_MM_INT_VV) {
+		if (constrain_x(r, g, b, p->constr_tol, q) < 0 ||
 		    mm_gpu_forces(g, b, 1, ev) < 0 || constrain_v(r, g, b,
-		    p->constr_tol, 0.5 * p->dt, 0) < 0 ? -1 : 0;
+		    p->constr_tol, 0.5 * p->dt, 1) < 0)
+			return -1;
+		if (p->tcoupl != FEK_MM_TC_VRESCALE)
+			return 0;
+		k_vr_alpha<<<r->nvblk, RUN_BLOCK>>>(*r, 0.5 * r->ndf * p->kT,
+		    r->ndf, exp(-p->dt / p->tau_t));
+		k_vr_scale<<<GRID(3 * r->n)>>>(*r);
+		return fek_cuda_launched("v-rescale");
+	}
 	return constrain_v(r, g, b, p->constr_tol, p->dt, 1) < 0 ||
 	    constrain_x(r, g, b, p->constr_tol, q) < 0 ||
 	    mm_gpu_forces(g, b, 1, ev) < 0 ? -1 : 0;
@@ -514,7 +609,10 @@ fek_mm_gpu_run(struct fek_mm_gpu *g, const struct fek_mm_md *p,
 	const char *env;
 	long n = t->n, n3 = 3 * n, ndf;
 	long long step0 = -1;
-	double dt = p->dt, *im = NULL;
+	double dt = p->dt, *im = NULL, hv[2 * VR_CHUNK], work = 0;
+	int vrescale = p->integrator == FEK_MM_INT_VV && p->tcoupl ==
+	    FEK_MM_TC_VRESCALE;
+	gsl_rng *rng = NULL;
 	int *clstart = NULL, *cat = NULL, *clastart = NULL, *cla = NULL;
 	int *freeat = NULL, rc = -1, ev, k;
 	double *cd = NULL;
@@ -522,11 +620,11 @@ fek_mm_gpu_run(struct fek_mm_gpu *g, const struct fek_mm_md *p,
 	memset(&r, 0, sizeof r);
 	memset(&sg, 0, sizeof sg);
 	r.n = n;
-	if ((p->integrator == FEK_MM_INT_VV && p->tcoupl != FEK_MM_TC_NONE) ||
-	    p->pcoupl != FEK_MM_PC_NONE)
+	if ((p->integrator == FEK_MM_INT_VV && p->tcoupl ==
+	    FEK_MM_TC_NOSEHOOVER) || p->pcoupl != FEK_MM_PC_NONE)
 		return fek_seterr(FEK_EX_USAGE, "the GPU-resident run has no "
-		    "thermostat for velocity Verlet and no barostat (the "
-		    "host-driven one has)");
+		    "Nose-Hoover chain and no barostat (the host-driven one "
+		    "has)");
 	if (n == 0)
 		return fek_seterr(FEK_EX_DATA, "no atoms");
 	if (t->il[FEK_MM_SETTLE].n + t->il[FEK_MM_CONSTR].n > 0 &&
@@ -566,6 +664,24 @@ fek_mm_gpu_run(struct fek_mm_gpu *g, const struct fek_mm_md *p,
 		    sizeof(int)), "constraints");
 		CK(fek_cuda_up((void **)&r.cla, cla, clastart[r.ncl] *
 		    sizeof(int)), "constraints");
+	}
+	if (vrescale) {
+		double zero[2] = { 1, 0 };
+
+		/* run.c's generator, its draws in its order */
+		rng = fek_rng_new(p->key, 0x7672657363616c65ULL);
+		r.ndf = ndf;
+		r.nvblk = (int)((n + RUN_BLOCK - 1) / RUN_BLOCK);
+		CK(fek_cuda_up((void **)&r.mass, t->mass, n * sizeof(double)),
+		    "masses");
+		CK(cudaMalloc((void **)&r.vr, sizeof hv), "v-rescale");
+		CK(cudaMalloc((void **)&r.vpart, r.nvblk * sizeof(double)),
+		    "v-rescale");
+		CK(fek_cuda_up((void **)&r.valpha, zero, sizeof zero),
+		    "v-rescale");
+		CK(cudaMalloc((void **)&r.vdone, sizeof(unsigned)),
+		    "v-rescale");
+		CK(cudaMemset(r.vdone, 0, sizeof(unsigned)), "v-rescale");
 	}
 	CK(cudaMemcpy(d->x, x, n3 * sizeof(double), cudaMemcpyHostToDevice),
 	    "positions");
@@ -607,9 +723,12 @@ fek_mm_gpu_run(struct fek_mm_gpu *g, const struct fek_mm_md *p,
 		if (logs) {
 			double K = fek_mm_kinetic(t, v);
 
+			if (vrescale)
+				CK(cudaMemcpy(&work, r.valpha + 1, sizeof work,
+				    cudaMemcpyDeviceToHost), "v-rescale");
 			if (mm_gpu_energy(g, b, &e) < 0 ||
 			    sink->log(sink->ctx, step, p->t0 + step * dt, &e,
-			    K, 2 * K / (FEK_KB_KJ * ndf), e.pot + K,
+			    K, 2 * K / (FEK_KB_KJ * ndf), e.pot + K - work,
 			    fek_box_volume(b)) < 0)
 				goto out;
 		}
@@ -626,6 +745,18 @@ fek_mm_gpu_run(struct fek_mm_gpu *g, const struct fek_mm_md *p,
 				goto out;
 			if (k > 0)
 				graphs_clear(&sg);
+		}
+		if (vrescale && step % VR_CHUNK == 0) {
+			/* the next VR_CHUNK steps' draws, in stream order
+			 * (a pageable copy: hv is free when it returns) */
+			for (k = 0; k < VR_CHUNK; k++) {
+				hv[2 * k] = gsl_ran_gaussian_ziggurat(rng, 1);
+				hv[2 * k + 1] = ndf > 1 ? gsl_ran_chisq(rng,
+				    (double)(ndf - 1)) : 0;
+			}
+			CK(cudaMemcpyAsync(r.vr, hv, sizeof hv,
+			    cudaMemcpyHostToDevice, cudaStreamPerThread),
+			    "v-rescale");
 		}
 		if (step_run(&sg, &r, g, b, p, &q, ev) < 0)
 			goto out;
@@ -650,6 +781,13 @@ out:
 	cudaFree(r.cd);
 	cudaFree(r.clastart);
 	cudaFree(r.cla);
+	cudaFree(r.mass);
+	cudaFree(r.vr);
+	cudaFree(r.vpart);
+	cudaFree(r.valpha);
+	cudaFree(r.vdone);
+	if (rng != NULL)
+		gsl_rng_free(rng);
 	free(im);
 	free(clstart);
 	free(cat);

@@ -13,7 +13,9 @@
 # within 1e-5; the run resident on the GPU repeats to the bit and equals
 # the host-driven one (FEK_MM_HOSTRUN=1); velocity Verlet conserves the
 # energy over 2000 steps in both precisions (sd(E) / sd(K) < 0.05, as
-# tests/mm-md.sh on the CPU).  Inputs as tests/gpu-mm.sh (GROMACS here,
+# tests/mm-md.sh on the CPU); velocity Verlet with v-rescale follows the
+# CPU's log, H included, and over 4000 steps holds 300 K within 3 % and
+# H within 2e-4 of |E| (tests/mm-md.sh's limits).  Inputs as tests/gpu-mm.sh (GROMACS here,
 # else $FEK_MM_GPU_DATA).  Skipped unless FEK_TEST_GPU.
 . "$(dirname "$0")/lib.sh"
 . "$TOP/tests/lib-mm.sh"
@@ -120,6 +122,30 @@ t ala2-hostrun 0 "FEK_MM_HOSTRUN=1 md-gpu --top $D/ala2.top --mdp asd.mdp --conf
 d=$(logdiff host.log ala2-sd-gpu.log)
 echo "ala2: resident against host-driven, largest relative difference of pot $d"
 le ala2-resident-hostrun "$d" 1e-8
+
+# velocity Verlet with v-rescale resident on the GPU: the CPU's draws, so
+# its log follows the CPU's (and the host-driven run's) as the others do;
+# over 4000 steps from 200 K the temperature and the conserved H as
+# tests/mm-md.sh asks of the CPU
+printf 'integrator = md-vv\ndt = 0.002\ntcoupl = v-rescale\ntau-t = 0.1\nref-t = 300\ngen-vel = yes\ngen-temp = 200\ncoulombtype = Reaction-Field\nepsilon-rf = 0\nrcoulomb = 0.9\nrvdw = 0.9\n' > wvr.mdp
+R="md-gpu --top $S --mdp wvr.mdp --config $W -n 100 -e 100 --thermo 10 -T"
+t water-vr-cpu 0 "$R -d cpu -l vr-cpu.log > vr-cpu.fek"
+t water-vr-gpu 0 "$R -d gpu --precision double -l vr-gpu.log > vr-gpu.fek"
+t water-vr-host 0 "FEK_MM_HOSTRUN=1 $R -d gpu --precision double -l vr-host.log > vr-host.fek"
+le water-vr-pot "$(logdiff vr-cpu.log vr-gpu.log)" 1e-8
+le water-vr-frame "$(framediff vr-cpu.fek vr-gpu.fek)" 1e-8
+le water-vr-hostrun "$(logdiff vr-host.log vr-gpu.log)" 1e-8
+# the log's H (column 21) of both within 1e-8 of |E| at the end
+d=$(paste <(grep -v '^#' vr-cpu.log) <(grep -v '^#' vr-gpu.log) | awk '{ n = NF / 2; d = $21 - $(n + 21); if (d < 0) d = -d; a = $19 < 0 ? -$19 : $19; d /= a; if (d > m) m = d } END { printf "%.3g\n", m }')
+le water-vr-H "$d" 1e-8
+for pr in double mixed; do
+	t water-vr-long-$pr 0 "md-gpu -d gpu --precision $pr --top $S --mdp wvr.mdp --config $W -n 4000 -l vrl-$pr.log --thermo 10 > /dev/null"
+	set -- $(awk '!/^#/ && $2 >= 1000 { n++; t += $20; h[n] = $21; e[n] = $19 }
+	    END { d = h[n] - h[1]; if (d < 0) d = -d; a = e[1] < 0 ? -e[1] : e[1]; printf "%.4f %.3g\n", t / n, d / a }' vrl-$pr.log)
+	echo "v-rescale on the GPU ($pr; tau 0.1 ps) from 200 K, 216 SPC/E: mean T $1 K over steps 1000-4000 (300 K); |dH| / |E| $2"
+	le water-vr-temperature-$pr "$(awk -v t="$1" 'BEGIN { d = t / 300 - 1; print d < 0 ? -d : d }')" 0.03
+	le water-vr-conserved-$pr "$2" 2e-4
+done
 
 # energy conservation on the GPU (velocity Verlet, SETTLE, 2 fs)
 for pr in double mixed; do
