@@ -9,7 +9,8 @@
  *     "middle" (Zhang et al., J. Phys. Chem. A 123, 6056 (2019)), with
  *     run.c's Philox normals (key, atom, step): the same trajectory as
  *     the CPU's until rounding grows; velocity Verlet's v-rescale
- *     thermostat (Bussi et al. 2007) with run.c's draws (k_vr_alpha);
+ *     thermostat (Bussi et al. 2007) with run.c's draws, or its
+ *     Nose-Hoover chain (k_thermostat);
  *   SETTLE for rigid waters (Miyamoto and Kollman, J. Comput. Chem. 13,
  *     952 (1992)), a thread a water, with lib/mm/settle_eval.h's
  *     arithmetic, constr.c's own;
@@ -78,12 +79,14 @@ struct run_dev {
 	long long *step;		/* the step, counted by k_vconstr (the
 					   Langevin normals', v-rescale's) */
 	int *fail;
-	/* v-rescale (velocity Verlet) */
+	/* v-rescale or the Nose-Hoover chain (velocity Verlet) */
+	struct fek_nhc *nhc;		/* the chain's state */
 	long ndf;
 	double *mass;			/* n */
 	double *vr;			/* VR_CHUNK steps' (R1, chi^2) */
 	double *vpart;			/* k_vr_alpha's blocks' 2K sums */
-	double *valpha;			/* alpha, then the work done */
+	double *valpha;			/* the velocities' factor, then the
+					   log's work (H = pot + K - work) */
 	unsigned *vdone;		/* blocks done (0 between) */
 	int nvblk;
 };
@@ -335,16 +338,23 @@ k_vconstr(struct run_dev r, const unsigned long long *f, double h,
 	}
 }
 
-/* The v-rescale thermostat (Bussi, Donadio and Parrinello, J. Chem. Phys.
- * 126, 014101 (2007)) at a velocity Verlet step's end, as run.c's
- * vrescale_alpha: K0 = sum m v^2 / 2 over the atoms, block sums in a
- * fixed tree and the blocks' sums in order by the last block to finish
- * (the same value whichever it is); then alpha from the step's R1 and
- * chi^2 (drawn on the host from run.c's generator, in its order, vr),
- * c = exp(-dt / tau_t) and Kt = ndf kT / 2; the work (alpha^2 - 1) K0
- * summed for the log's conserved H. */
+/* Velocity Verlet's thermostats, as run.c's: K0 = sum m v^2 / 2 over the
+ * atoms, block sums in a fixed tree and the blocks' sums in order by the
+ * last block to finish (the same value whichever it is); then the
+ * factor that scales the velocities (k_vr_scale) and the log's work:
+ *  - NH 0: the v-rescale thermostat (Bussi, Donadio and Parrinello, J.
+ *    Chem. Phys. 126, 014101 (2007)) at a step's end, run.c's
+ *    vrescale_alpha from the step's R1 and chi^2 (drawn on the host from
+ *    run.c's generator, in its order, vr), c = exp(-dt / tau_t) and
+ *    Kt = ndf kT / 2; the work (alpha^2 - 1) K0 summed;
+ *  - NH 1: a half step hdt of the Nose-Hoover chain (Martyna, Tuckerman
+ *    and Klein, Mol. Phys. 87, 1117 (1996); lib/md's fek_nhc_half, as
+ *    run.c's nhc_step) at a step's start and end; the work is minus the
+ *    chain's energy. */
+template <int NH>
 static __global__ void __launch_bounds__(RUN_BLOCK)
-k_vr_alpha(struct run_dev r, double Kt, long ndf, double c)
+k_thermostat(struct run_dev r, double Kt, long ndf, double c,
+    struct fek_nhc_par np, double hdt)
 {
 	__shared__ double sh[RUN_BLOCK];
 	__shared__ int last;
@@ -379,7 +389,13 @@ k_vr_alpha(struct run_dev r, double Kt, long ndf, double c)
 			sh[threadIdx.x] += sh[threadIdx.x + h];
 		__syncthreads();
 	}
-	if (threadIdx.x == 0) {
+	if (threadIdx.x == 0 && NH) {
+		double k2;
+
+		r.valpha[0] = fek_nhc_half(&np, r.nhc, 2 * sh[0], hdt, &k2);
+		r.valpha[1] = -fek_nhc_energy(&np, r.nhc);
+		*r.vdone = 0;
+	} else if (threadIdx.x == 0) {
 		double K = sh[0], al = 1;
 		const double *d = r.vr + 2 * (*r.step % VR_CHUNK);
 		double r1 = d[0], s2 = d[1];
@@ -466,21 +482,40 @@ check_fail(struct run_dev *r, struct fek_mm_gpu *g, const struct fek_box *b,
  * constraints, forces, half kick and velocity constraints; or Langevin
  * middle's kick and velocity constraints, the middle and the position
  * constraints, forces (energies with ev). */
+/* Velocity Verlet's thermostat (nh: the chain's parameters, or NULL for
+ * v-rescale): the factor, then the velocities scaled. */
+static int
+thermostat(struct run_dev *r, const struct fek_mm_md *p,
+    const struct fek_nhc_par *nh)
+{
+	struct fek_nhc_par none;
+
+	if (nh != NULL)
+		k_thermostat<1><<<r->nvblk, RUN_BLOCK>>>(*r, 0, r->ndf, 0, *nh,
+		    0.5 * p->dt);
+	else {
+		memset(&none, 0, sizeof none);
+		k_thermostat<0><<<r->nvblk, RUN_BLOCK>>>(*r, 0.5 * r->ndf *
+		    p->kT, r->ndf, exp(-p->dt / p->tau_t), none, 0);
+	}
+	k_vr_scale<<<GRID(3 * r->n)>>>(*r);
+	return fek_cuda_launched("thermostat");
+}
+
 static int
 step_launch(struct run_dev *r, struct fek_mm_gpu *g, const struct fek_box *b,
-    const struct fek_mm_md *p, const struct pre_x *q, int ev)
+    const struct fek_mm_md *p, const struct pre_x *q,
+    const struct fek_nhc_par *nh, int ev)
 {
 	if (p->integrator == FEK_MM_INT_VV) {
-		if (constrain_x(r, g, b, p->constr_tol, q) < 0 ||
+		if ((nh != NULL && thermostat(r, p, nh) < 0) ||
+		    constrain_x(r, g, b, p->constr_tol, q) < 0 ||
 		    mm_gpu_forces(g, b, 1, ev) < 0 || constrain_v(r, g, b,
 		    p->constr_tol, 0.5 * p->dt, 1) < 0)
 			return -1;
-		if (p->tcoupl != FEK_MM_TC_VRESCALE)
+		if (p->tcoupl == FEK_MM_TC_NONE)
 			return 0;
-		k_vr_alpha<<<r->nvblk, RUN_BLOCK>>>(*r, 0.5 * r->ndf * p->kT,
-		    r->ndf, exp(-p->dt / p->tau_t));
-		k_vr_scale<<<GRID(3 * r->n)>>>(*r);
-		return fek_cuda_launched("v-rescale");
+		return thermostat(r, p, nh);
 	}
 	return constrain_v(r, g, b, p->constr_tol, p->dt, 1) < 0 ||
 	    constrain_x(r, g, b, p->constr_tol, q) < 0 ||
@@ -512,7 +547,7 @@ graphs_clear(struct step_graphs *sg)
 static int
 step_run(struct step_graphs *sg, struct run_dev *r, struct fek_mm_gpu *g,
     const struct fek_box *b, const struct fek_mm_md *p,
-    const struct pre_x *q, int ev)
+    const struct pre_x *q, const struct fek_nhc_par *nh, int ev)
 {
 	cudaStream_t s = cudaStreamPerThread;
 	cudaGraph_t graph = NULL;
@@ -520,15 +555,15 @@ step_run(struct step_graphs *sg, struct run_dev *r, struct fek_mm_gpu *g,
 	int rc;
 
 	if (sg->off)
-		return step_launch(r, g, b, p, q, ev);
+		return step_launch(r, g, b, p, q, nh, ev);
 	if (sg->exec[ev] == NULL) {
 		if (cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal)
 		    != cudaSuccess) {
 			(void)cudaGetLastError();
 			sg->off = 1;
-			return step_launch(r, g, b, p, q, ev);
+			return step_launch(r, g, b, p, q, nh, ev);
 		}
-		rc = step_launch(r, g, b, p, q, ev);
+		rc = step_launch(r, g, b, p, q, nh, ev);
 		e = cudaStreamEndCapture(s, &graph);
 		if (rc == 0 && e == cudaSuccess)
 			e = cudaGraphInstantiate(&sg->exec[ev], graph, 0);
@@ -540,7 +575,7 @@ step_run(struct step_graphs *sg, struct run_dev *r, struct fek_mm_gpu *g,
 			sg->exec[ev] = NULL;
 			graphs_clear(sg);
 			sg->off = 1;
-			return step_launch(r, g, b, p, q, ev);
+			return step_launch(r, g, b, p, q, nh, ev);
 		}
 	}
 	if ((e = cudaGraphLaunch(sg->exec[ev], s)) != cudaSuccess)
@@ -611,7 +646,10 @@ fek_mm_gpu_run(struct fek_mm_gpu *g, const struct fek_mm_md *p,
 	long long step0 = -1;
 	double dt = p->dt, *im = NULL, hv[2 * VR_CHUNK], work = 0;
 	int vrescale = p->integrator == FEK_MM_INT_VV && p->tcoupl ==
-	    FEK_MM_TC_VRESCALE;
+	    FEK_MM_TC_VRESCALE, nose = p->integrator == FEK_MM_INT_VV &&
+	    p->tcoupl == FEK_MM_TC_NOSEHOOVER;
+	struct fek_nhc_par np;
+	struct fek_nhc ns;
 	gsl_rng *rng = NULL;
 	int *clstart = NULL, *cat = NULL, *clastart = NULL, *cla = NULL;
 	int *freeat = NULL, rc = -1, ev, k;
@@ -620,11 +658,9 @@ fek_mm_gpu_run(struct fek_mm_gpu *g, const struct fek_mm_md *p,
 	memset(&r, 0, sizeof r);
 	memset(&sg, 0, sizeof sg);
 	r.n = n;
-	if ((p->integrator == FEK_MM_INT_VV && p->tcoupl ==
-	    FEK_MM_TC_NOSEHOOVER) || p->pcoupl != FEK_MM_PC_NONE)
+	if (p->pcoupl != FEK_MM_PC_NONE)
 		return fek_seterr(FEK_EX_USAGE, "the GPU-resident run has no "
-		    "Nose-Hoover chain and no barostat (the host-driven one "
-		    "has)");
+		    "barostat (the host-driven one has)");
 	if (n == 0)
 		return fek_seterr(FEK_EX_DATA, "no atoms");
 	if (t->il[FEK_MM_SETTLE].n + t->il[FEK_MM_CONSTR].n > 0 &&
@@ -665,11 +701,14 @@ fek_mm_gpu_run(struct fek_mm_gpu *g, const struct fek_mm_md *p,
 		CK(fek_cuda_up((void **)&r.cla, cla, clastart[r.ncl] *
 		    sizeof(int)), "constraints");
 	}
-	if (vrescale) {
+	if (vrescale || nose) {
 		double zero[2] = { 1, 0 };
 
-		/* run.c's generator, its draws in its order */
-		rng = fek_rng_new(p->key, 0x7672657363616c65ULL);
+		/* run.c's generator, its draws in its order; or its chain */
+		if (vrescale)
+			rng = fek_rng_new(p->key, 0x7672657363616c65ULL);
+		fek_mm_nhc_setup(&np, &ns, p, ndf);
+		CK(fek_cuda_up((void **)&r.nhc, &ns, sizeof ns), "chain");
 		r.ndf = ndf;
 		r.nvblk = (int)((n + RUN_BLOCK - 1) / RUN_BLOCK);
 		CK(fek_cuda_up((void **)&r.mass, t->mass, n * sizeof(double)),
@@ -723,7 +762,7 @@ fek_mm_gpu_run(struct fek_mm_gpu *g, const struct fek_mm_md *p,
 		if (logs) {
 			double K = fek_mm_kinetic(t, v);
 
-			if (vrescale)
+			if (vrescale || nose)
 				CK(cudaMemcpy(&work, r.valpha + 1, sizeof work,
 				    cudaMemcpyDeviceToHost), "v-rescale");
 			if (mm_gpu_energy(g, b, &e) < 0 ||
@@ -758,7 +797,7 @@ fek_mm_gpu_run(struct fek_mm_gpu *g, const struct fek_mm_md *p,
 			    cudaMemcpyHostToDevice, cudaStreamPerThread),
 			    "v-rescale");
 		}
-		if (step_run(&sg, &r, g, b, p, &q, ev) < 0)
+		if (step_run(&sg, &r, g, b, p, &q, nose ? &np : NULL, ev) < 0)
 			goto out;
 	}
 	CK(cudaMemcpy(x, d->x, n3 * sizeof(double), cudaMemcpyDeviceToHost),
@@ -786,6 +825,7 @@ out:
 	cudaFree(r.vpart);
 	cudaFree(r.valpha);
 	cudaFree(r.vdone);
+	cudaFree(r.nhc);
 	if (rng != NULL)
 		gsl_rng_free(rng);
 	free(im);

@@ -13,9 +13,10 @@
 # within 1e-5; the run resident on the GPU repeats to the bit and equals
 # the host-driven one (FEK_MM_HOSTRUN=1); velocity Verlet conserves the
 # energy over 2000 steps in both precisions (sd(E) / sd(K) < 0.05, as
-# tests/mm-md.sh on the CPU); velocity Verlet with v-rescale follows the
-# CPU's log, H included, and over 4000 steps holds 300 K within 3 % and
-# H within 2e-4 of |E| (tests/mm-md.sh's limits).  Inputs as tests/gpu-mm.sh (GROMACS here,
+# tests/mm-md.sh on the CPU); velocity Verlet with v-rescale and with
+# the Nose-Hoover chain follows the CPU's log, H included, and over 4000
+# steps holds 300 K within 3 % and H within 2e-4 of |E| (tests/mm-md.sh's
+# limits).  Inputs as tests/gpu-mm.sh (GROMACS here,
 # else $FEK_MM_GPU_DATA).  Skipped unless FEK_TEST_GPU.
 . "$(dirname "$0")/lib.sh"
 . "$TOP/tests/lib-mm.sh"
@@ -138,6 +139,21 @@ le water-vr-hostrun "$(logdiff vr-host.log vr-gpu.log)" 1e-8
 # the log's H (column 21) of both within 1e-8 of |E| at the end
 d=$(paste <(grep -v '^#' vr-cpu.log) <(grep -v '^#' vr-gpu.log) | awk '{ n = NF / 2; d = $21 - $(n + 21); if (d < 0) d = -d; a = $19 < 0 ? -$19 : $19; d /= a; if (d > m) m = d } END { printf "%.3g\n", m }')
 le water-vr-H "$d" 1e-8
+# the Nose-Hoover chain (10, tau 0.5 ps) likewise
+sed 's/^tcoupl = v-rescale/tcoupl = nose-hoover/; s/^tau-t = 0.1/tau-t = 0.5/' wvr.mdp > wnh.mdp
+R="md-gpu --top $S --mdp wnh.mdp --config $W -n 100 -e 100 --thermo 10 -T"
+t water-nh-cpu 0 "$R -d cpu -l nh-cpu.log > nh-cpu.fek"
+t water-nh-gpu 0 "$R -d gpu --precision double -l nh-gpu.log > nh-gpu.fek"
+le water-nh-pot "$(logdiff nh-cpu.log nh-gpu.log)" 1e-8
+le water-nh-frame "$(framediff nh-cpu.fek nh-gpu.fek)" 1e-8
+d=$(paste <(grep -v '^#' nh-cpu.log) <(grep -v '^#' nh-gpu.log) | awk '{ n = NF / 2; d = $21 - $(n + 21); if (d < 0) d = -d; a = $19 < 0 ? -$19 : $19; d /= a; if (d > m) m = d } END { printf "%.3g\n", m }')
+le water-nh-H "$d" 1e-8
+t water-nh-long 0 "md-gpu -d gpu --top $S --mdp wnh.mdp --config $W -n 4000 -l nhl.log --thermo 10 > /dev/null"
+set -- $(awk '!/^#/ && $2 >= 1000 { n++; t += $20; h[n] = $21; e[n] = $19 }
+    END { d = h[n] - h[1]; if (d < 0) d = -d; a = e[1] < 0 ? -e[1] : e[1]; printf "%.4f %.3g\n", t / n, d / a }' nhl.log)
+echo "Nose-Hoover chain on the GPU (mixed; 10, tau 0.5 ps) from 200 K, 216 SPC/E: mean T $1 K over steps 1000-4000 (300 K); |dH| / |E| $2"
+le water-nh-temperature "$(awk -v t="$1" 'BEGIN { d = t / 300 - 1; print d < 0 ? -d : d }')" 0.03
+le water-nh-conserved "$2" 2e-4
 for pr in double mixed; do
 	t water-vr-long-$pr 0 "md-gpu -d gpu --precision $pr --top $S --mdp wvr.mdp --config $W -n 4000 -l vrl-$pr.log --thermo 10 > /dev/null"
 	set -- $(awk '!/^#/ && $2 >= 1000 { n++; t += $20; h[n] = $21; e[n] = $19 }

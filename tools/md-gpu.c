@@ -1556,11 +1556,10 @@ molecules_main(int argc, char **argv)
 		gff.ctx = gpu;
 		gff.eval = gpu_eval;
 	}
-	/* on the GPU the whole run stays there, but for the Nose-Hoover
-	 * chain and the barostat (and FEK_MM_HOSTRUN=1, the host driving the
-	 * GPU's forces, to compare) */
+	/* on the GPU the whole run stays there, but for the barostat (and
+	 * FEK_MM_HOSTRUN=1, the host driving the GPU's forces, to compare) */
 	t0 = fek_seconds();
-	if (gpu != NULL && md.tcoupl != FEK_MM_TC_NOSEHOOVER && md.pcoupl ==
+	if (gpu != NULL && md.pcoupl ==
 	    FEK_MM_PC_NONE && getenv("FEK_MM_HOSTRUN") == NULL) {
 		if (fek_mm_gpu_run(gpu, &md, &conf.box, conf.x, conf.v,
 		    &out.sink) < 0)

@@ -385,6 +385,10 @@ double	fek_mm_kinetic(const struct fek_mm_top *t, const double *v);
  * centre of mass's 3. */
 long	fek_mm_dof(const struct fek_mm_top *t, const struct fek_mm_constr *c,
 	    int integrator);
+/* The Nose-Hoover chain of p (nh_chain, tau_t read as GROMACS reads it,
+ * kT) for ndf degrees of freedom, at rest: run.c's and the GPU's. */
+void	fek_mm_nhc_setup(struct fek_nhc_par *np, struct fek_nhc *ns,
+	    const struct fek_mm_md *p, long ndf);
 /* Velocities from the Maxwell-Boltzmann distribution at temp (K), Philox
  * keyed by key, without centre-of-mass motion; 0 for massless sites. */
 void	fek_mm_gen_vel(const struct fek_mm_top *t, double temp, uint64_t key,

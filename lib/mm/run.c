@@ -134,10 +134,9 @@ fek_mm_gen_vel(const struct fek_mm_top *t, double temp, uint64_t key,
 	zero_momentum(t, v);
 }
 
-/* The Nose-Hoover chain of p for ndf degrees of freedom, at rest. */
-static void
-nhc_setup(struct fek_nhc_par *np, struct fek_nhc *ns, const struct fek_mm_md *p,
-    long ndf)
+void
+fek_mm_nhc_setup(struct fek_nhc_par *np, struct fek_nhc *ns,
+    const struct fek_mm_md *p, long ndf)
 {
 	double tau = p->tau_t / (2 * M_PI), w3 = 1 / (2 - cbrt(2.0));
 
@@ -216,7 +215,7 @@ fek_mm_run(const struct fek_mm_top *t, const struct fek_mm_opt *o,
 		rng = fek_rng_new(p->key, 0x7672657363616c65ULL);
 	if (p->integrator == FEK_MM_INT_VV && p->tcoupl ==
 	    FEK_MM_TC_NOSEHOOVER)
-		nhc_setup(&np, &ns, p, ndf);
+		fek_mm_nhc_setup(&np, &ns, p, ndf);
 	if (p->pcoupl == FEK_MM_PC_MC)
 		br = fek_mm_baro_new(t, p->ref_p, p->kT, fmax(o->rcoulomb,
 		    o->rvdw), p->key ^ 0x6261726f73746174ULL, b);
