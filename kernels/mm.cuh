@@ -40,8 +40,8 @@ int	fek_mm_gpu_pairlist(struct fek_mm_gpu *g, double *rlist, long *builds,
  * positions, velocities and forces stay on the device, the constraints
  * (SETTLE, SHAKE/RATTLE) and the integrator of p run there; x and v
  * (host, n x 3) are the start and receive the end; sink sees the log's
- * and the frames' steps.  No thermostat for velocity Verlet
- * (fek_seterr(64)).  -1 with
+ * and the frames' steps; velocity Verlet's thermostats (v-rescale, the
+ * Nose-Hoover chain) too.  No barostat (fek_seterr(64)).  -1 with
  * fek_seterr (1: a constraint did not converge; 70: CUDA). */
 int	fek_mm_gpu_run(struct fek_mm_gpu *g, const struct fek_mm_md *p,
 	    struct fek_box *b, double *x, double *v,

@@ -341,7 +341,7 @@ k_vconstr(struct run_dev r, const unsigned long long *f, double h,
 /* Velocity Verlet's thermostats, as run.c's: K0 = sum m v^2 / 2 over the
  * atoms, block sums in a fixed tree and the blocks' sums in order by the
  * last block to finish (the same value whichever it is); then the
- * factor that scales the velocities (k_vr_scale) and the log's work:
+ * factor that scales the velocities (k_vscale) and the log's work:
  *  - NH 0: the v-rescale thermostat (Bussi, Donadio and Parrinello, J.
  *    Chem. Phys. 126, 014101 (2007)) at a step's end, run.c's
  *    vrescale_alpha from the step's R1 and chi^2 (drawn on the host from
@@ -415,9 +415,9 @@ k_thermostat(struct run_dev r, double Kt, long ndf, double c,
 	}
 }
 
-/* v *= alpha. */
+/* v *= the thermostat's factor (k_thermostat's). */
 static __global__ void
-k_vr_scale(struct run_dev r)
+k_vscale(struct run_dev r)
 {
 	long k = blockIdx.x * (long)blockDim.x + threadIdx.x;
 
@@ -498,7 +498,7 @@ thermostat(struct run_dev *r, const struct fek_mm_md *p,
 		k_thermostat<0><<<r->nvblk, RUN_BLOCK>>>(*r, 0.5 * r->ndf *
 		    p->kT, r->ndf, exp(-p->dt / p->tau_t), none, 0);
 	}
-	k_vr_scale<<<GRID(3 * r->n)>>>(*r);
+	k_vscale<<<GRID(3 * r->n)>>>(*r);
 	return fek_cuda_launched("thermostat");
 }
 
