@@ -338,6 +338,21 @@ k_vconstr(struct run_dev r, const unsigned long long *f, double h,
 	}
 }
 
+/* The block's v summed in a fixed tree, for every thread (sh: the block's
+ * scratch, free again once each thread has its sum). */
+static __device__ __forceinline__ double
+block_sum(double v, double *sh)
+{
+	sh[threadIdx.x] = v;
+	__syncthreads();
+	for (int h = RUN_BLOCK / 2; h > 0; h >>= 1) {
+		if (threadIdx.x < h)
+			sh[threadIdx.x] += sh[threadIdx.x + h];
+		__syncthreads();
+	}
+	return sh[0];
+}
+
 /* Velocity Verlet's thermostats, as run.c's: K0 = sum m v^2 / 2 over the
  * atoms, block sums in a fixed tree and the blocks' sums in order by the
  * last block to finish (the same value whichever it is); then the
@@ -364,15 +379,9 @@ k_thermostat(struct run_dev r, double Kt, long ndf, double c,
 	if (i < r.n)
 		k = 0.5 * r.mass[i] * (r.v[3 * i] * r.v[3 * i] + r.v[3 * i +
 		    1] * r.v[3 * i + 1] + r.v[3 * i + 2] * r.v[3 * i + 2]);
-	sh[threadIdx.x] = k;
-	__syncthreads();
-	for (int h = RUN_BLOCK / 2; h > 0; h >>= 1) {
-		if (threadIdx.x < h)
-			sh[threadIdx.x] += sh[threadIdx.x + h];
-		__syncthreads();
-	}
+	k = block_sum(k, sh);
 	if (threadIdx.x == 0) {
-		r.vpart[blockIdx.x] = sh[0];
+		r.vpart[blockIdx.x] = k;
 		__threadfence();
 		last = atomicAdd(r.vdone, 1u) == gridDim.x - 1;
 	}
@@ -382,21 +391,15 @@ k_thermostat(struct run_dev r, double Kt, long ndf, double c,
 	k = 0;
 	for (int b = threadIdx.x; b < r.nvblk; b += RUN_BLOCK)
 		k += ((volatile double *)r.vpart)[b];
-	sh[threadIdx.x] = k;
-	__syncthreads();
-	for (int h = RUN_BLOCK / 2; h > 0; h >>= 1) {
-		if (threadIdx.x < h)
-			sh[threadIdx.x] += sh[threadIdx.x + h];
-		__syncthreads();
-	}
+	k = block_sum(k, sh);
 	if (threadIdx.x == 0 && NH) {
 		double k2;
 
-		r.valpha[0] = fek_nhc_half(&np, r.nhc, 2 * sh[0], hdt, &k2);
+		r.valpha[0] = fek_nhc_half(&np, r.nhc, 2 * k, hdt, &k2);
 		r.valpha[1] = -fek_nhc_energy(&np, r.nhc);
 		*r.vdone = 0;
 	} else if (threadIdx.x == 0) {
-		double K = sh[0], al = 1;
+		double K = k, al = 1;
 		const double *d = r.vr + 2 * (*r.step % VR_CHUNK);
 		double r1 = d[0], s2 = d[1];
 
