@@ -84,7 +84,7 @@ struct run_dev {
 	long ndf;
 	double *mass;			/* n */
 	double *vr;			/* VR_CHUNK steps' (R1, chi^2) */
-	double *vpart;			/* k_vr_alpha's blocks' 2K sums */
+	double *vpart;			/* k_thermostat's blocks' K sums */
 	double *valpha;			/* the velocities' factor, then the
 					   log's work (H = pot + K - work) */
 	unsigned *vdone;		/* blocks done (0 between) */
