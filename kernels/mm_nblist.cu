@@ -202,7 +202,7 @@ k_nb_order(long n, const int *flag, const int *key, const int *off,
  * kernels test the cut-offs). */
 static __device__ __forceinline__ int
 nb_keep(int s, long w, long i, float4 pi, const float4 *pf, const int *val_s,
-    const struct nb_boxf *b, float rl2, const long *xstart, const int *xlist,
+    const struct fek_boxf *b, float rl2, const long *xstart, const int *xlist,
     unsigned long long xm, int xfar)
 {
 	float4 pj = pf[s];
@@ -210,7 +210,7 @@ nb_keep(int s, long w, long i, float4 pi, const float4 *pf, const int *val_s,
 
 	if (s == w)
 		return 0;
-	nb_minimagef(b, d);
+	fek_minimagef(b, d);
 	if (d[0] * d[0] + d[1] * d[1] + d[2] * d[2] >= rl2)
 		return 0;
 	long j = val_s[s], dj = j - i + 32;
@@ -286,7 +286,7 @@ nb_stretches(int lane, const struct fek_box *b, const struct nb_grid *g,
  * appending the kept ones to the row in lane order (so a row's order is
  * its stretches', whatever the timing). */
 __global__ void __launch_bounds__(NB_BLOCK)
-k_nb_build(long n, struct mm_dev d, struct fek_box b, struct nb_boxf bf,
+k_nb_build(long n, struct mm_dev d, struct fek_box b, struct fek_boxf bf,
     struct nb_grid g, float rl2, const int *flag, const int *off,
     const int *val_s, const double *x, const float4 *pf,
     const unsigned long long *xmask, const int *xfars, int *list, int room,
@@ -558,7 +558,7 @@ nb_grid_for(struct mm_nblist *l, const struct fek_box *b)
 int
 mm_nblist_update(struct mm_nblist **lp, const struct mm_dev *d, double rmax,
     double skin, const struct fek_box *b, int mixed,
-    const struct nb_boxf *bf)
+    const struct fek_boxf *bf)
 {
 	struct mm_nblist *l = *lp;
 	double rl2;

@@ -1,8 +1,9 @@
 /*
  * mm_nblist.cuh - internal to kernels/mm_nblist.cu and mm_nonbonded.cu:
  * the pair list that mm_nblist.cu keeps on the device and the pair
- * kernels of mm_nonbonded.cu read, the exclusion test and single-precision
- * minimum image that both use, and the list's update before the pairs.
+ * kernels of mm_nonbonded.cu read, the exclusion test that both use
+ * (their single-precision minimum image is boxf.cuh's), and the list's
+ * update before the pairs.
  */
 #ifndef FEK_MM_NBLIST_CUH
 #define FEK_MM_NBLIST_CUH
@@ -11,6 +12,7 @@
 
 #include <cuda_runtime.h>
 
+#include "boxf.cuh"
 #include "mm_int.cuh"
 
 #define NB_BLOCK 128
@@ -74,28 +76,6 @@ mm_excluded(const long *xstart, const int *xlist, long i, int j)
 	return 0;
 }
 
-/* The box in single precision, for minimum images in mixed arithmetic. */
-struct nb_boxf {
-	float lx, ly, lz, xy, xz, yz, ilx, ily, ilz;
-};
-
-/* fek_box_minimage in single precision. */
-static __device__ __forceinline__ void
-nb_minimagef(const struct nb_boxf *b, float *d)
-{
-	float n;
-
-	n = rintf(d[2] * b->ilz);
-	d[2] -= n * b->lz;
-	d[1] -= n * b->yz;
-	d[0] -= n * b->xz;
-	n = rintf(d[1] * b->ily);
-	d[1] -= n * b->ly;
-	d[0] -= n * b->xy;
-	n = rintf(d[0] * b->ilx);
-	d[0] -= n * b->lx;
-}
-
 /* mm_nblist.cu: the pair list *lp of d (made at the first call, with
  * rlist = rmax + skin) brought up to d->x in box b, on the default
  * stream: the positions copied to the sorted slots (xs, or pf with
@@ -106,6 +86,6 @@ nb_minimagef(const struct nb_boxf *b, float *d)
  * with fek_seterr(70). */
 int	mm_nblist_update(struct mm_nblist **lp, const struct mm_dev *d,
 	    double rmax, double skin, const struct fek_box *b, int mixed,
-	    const struct nb_boxf *bf);
+	    const struct fek_boxf *bf);
 
 #endif

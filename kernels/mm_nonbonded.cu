@@ -139,13 +139,13 @@ struct nb_parf {
  * ff; with EV the energies (in double) and the virial. */
 template <int EV>
 static __device__ __forceinline__ void
-nb_pairf(const struct nb_parf *p, const struct nb_boxf *b, float4 pi,
+nb_pairf(const struct nb_parf *p, const struct fek_boxf *b, float4 pi,
     float4 pj, float c6, float c12, float *ff, double *elj, double *ec,
     double *sums)
 {
 	float d[3] = { pi.x - pj.x, pi.y - pj.y, pi.z - pj.z }, fs = 0;
 
-	nb_minimagef(b, d);
+	fek_minimagef(b, d);
 	float r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
 
 	if (r2 >= p->rc2 && r2 >= p->rv2)
@@ -263,7 +263,7 @@ k_nb_pairs(struct mm_dev d, struct fek_mm_nbpar p, struct fek_box b,
 template <int EV>
 __global__ void __launch_bounds__(NB_BLOCK)
 k_nb_pairs_mixed(struct mm_dev d, struct fek_mm_nbpar p, struct nb_parf pf32,
-    struct fek_box b, struct nb_boxf bf, const int *val_s, const float4 *pf,
+    struct fek_box b, struct fek_boxf bf, const int *val_s, const float4 *pf,
     const int *ts, const float *c6f, const float *c12f, const int *list,
     int room, const int *nrow, int *flag, unsigned long long *builds)
 {
@@ -317,7 +317,7 @@ k_nb_pairs_mixed(struct mm_dev d, struct fek_mm_nbpar p, struct nb_parf pf32,
 /* p, b in single precision. */
 static void
 nb_single(const struct fek_mm_nbpar *p, const struct fek_box *b,
-    struct nb_parf *pf, struct nb_boxf *bf)
+    struct nb_parf *pf, struct fek_boxf *bf)
 {
 	pf->coul = p->coul;
 	pf->vdw_shift = p->vdw_shift;
@@ -331,15 +331,7 @@ nb_single(const struct fek_mm_nbpar *p, const struct fek_box *b,
 	pf->rv6inv = (float)p->rv6inv;
 	pf->rv12inv = (float)p->rv12inv;
 	pf->tbs = (float)(2 * p->beta / sqrt(M_PI));
-	bf->lx = (float)b->lx;
-	bf->ly = (float)b->ly;
-	bf->lz = (float)b->lz;
-	bf->xy = (float)b->xy;
-	bf->xz = (float)b->xz;
-	bf->yz = (float)b->yz;
-	bf->ilx = (float)b->ilx;
-	bf->ily = (float)b->ily;
-	bf->ilz = (float)b->ilz;
+	*bf = fek_box_single(b);
 }
 
 int
@@ -348,7 +340,7 @@ mm_nonbonded_launch(struct mm_nblist **lp, const struct mm_dev *d,
 {
 	struct fek_mm_nbpar p;
 	struct nb_parf pf;
-	struct nb_boxf bf;
+	struct fek_boxf bf;
 	struct mm_nblist *l;
 	double rmax = fmax(o->rcoulomb, o->rvdw);
 	long n = d->n;

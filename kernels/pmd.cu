@@ -49,6 +49,7 @@ extern "C" {
 #include "fek.h"
 #include "md/pmd.h"
 }
+#include "boxf.cuh"
 #include "cuda_check.cuh"
 #include "pmd.cuh"
 
@@ -232,38 +233,15 @@ append_hits(bool hit, int j, int lane, unsigned gmask, int gbase, int *row,
 	*m += __popc(bal);
 }
 
-/* The cell in single precision, for the list's distance test. */
-struct boxf {
-	float lx, ly, lz, xy, xz, yz, ilx, ily, ilz;
-};
-
-__device__ static struct boxf
-box_single(const struct fek_box *b)
-{
-	struct boxf f = { (float)b->lx, (float)b->ly, (float)b->lz,
-	    (float)b->xy, (float)b->xz, (float)b->yz, (float)b->ilx,
-	    (float)b->ily, (float)b->ilz };
-
-	return f;
-}
-
 /* |r - q|^2 of the minimum image, in single precision (the list's test;
  * its threshold p.rl2f covers the rounding). */
 __device__ static float
-dist2f(const struct boxf *b, float4 r, float4 q)
+dist2f(const struct fek_boxf *b, float4 r, float4 q)
 {
-	float dx = r.x - q.x, dy = r.y - q.y, dz = r.z - q.z, n;
+	float d[3] = { r.x - q.x, r.y - q.y, r.z - q.z };
 
-	n = rintf(dz * b->ilz);
-	dz -= n * b->lz;
-	dy -= n * b->yz;
-	dx -= n * b->xz;
-	n = rintf(dy * b->ily);
-	dy -= n * b->ly;
-	dx -= n * b->xy;
-	n = rintf(dx * b->ilx);
-	dx -= n * b->lx;
-	return dx * dx + dy * dy + dz * dz;
+	fek_minimagef(b, d);
+	return d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
 }
 
 /* The rows of a box under 3 cells wide: every other particle of the box,
@@ -282,7 +260,7 @@ k_nlist_all(struct kpar p, const dbl4 *xref, const struct fek_box *boxref,
 		return;
 	if (blk == 0 && threadIdx.x == 0)
 		atomicAdd(nbuild, 1ULL);
-	const struct boxf bx = box_single(&boxref[b]);
+	const struct fek_boxf bx = fek_box_single(&boxref[b]);
 	const dbl4 *xb = xref + (long)b * p.n;
 
 	for (long base = (long)blk * (BLOCK / TPP); base < p.n; base +=
