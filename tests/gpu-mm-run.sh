@@ -51,6 +51,11 @@ logdiff() {
 	    f == 1 { u[$2] = $pc; n++ } f == 2 && ($2 in u) { d = $pc - u[$2]; d = d < 0 ? -d : d; a = u[$2] < 0 ? -u[$2] : u[$2]; d /= a; if (d > m) m = d; k++ }
 	    END { printf "%.3g\n", (k == n && n > 0 ? m : 999) }' "$1" "$2"
 }
+# hdiff A B: the largest difference of the logs' H (column 21), row by
+# row, over the first log's |E| (column 19)
+hdiff() {
+	paste <(grep -v '^#' "$1") <(grep -v '^#' "$2") | awk '{ n = NF / 2; d = $21 - $(n + 21); if (d < 0) d = -d; a = $19 < 0 ? -$19 : $19; d /= a; if (d > m) m = d } END { printf "%.3g\n", m }'
+}
 # framediff A B: the largest position difference (nm) of the last frames
 framediff() {
 	awk 'FNR == 1 { f++ } /^#KIND/ { s[f]++; r[f] = 0 } /^#/ { next }
@@ -137,8 +142,7 @@ le water-vr-pot "$(logdiff vr-cpu.log vr-gpu.log)" 1e-8
 le water-vr-frame "$(framediff vr-cpu.fek vr-gpu.fek)" 1e-8
 le water-vr-hostrun "$(logdiff vr-host.log vr-gpu.log)" 1e-8
 # the log's H (column 21) of both within 1e-8 of |E| at the end
-d=$(paste <(grep -v '^#' vr-cpu.log) <(grep -v '^#' vr-gpu.log) | awk '{ n = NF / 2; d = $21 - $(n + 21); if (d < 0) d = -d; a = $19 < 0 ? -$19 : $19; d /= a; if (d > m) m = d } END { printf "%.3g\n", m }')
-le water-vr-H "$d" 1e-8
+le water-vr-H "$(hdiff vr-cpu.log vr-gpu.log)" 1e-8
 # the Nose-Hoover chain (10, tau 0.5 ps) likewise
 sed 's/^tcoupl = v-rescale/tcoupl = nose-hoover/; s/^tau-t = 0.1/tau-t = 0.5/' wvr.mdp > wnh.mdp
 R="md-gpu --top $S --mdp wnh.mdp --config $W -n 100 -e 100 --thermo 10 -T"
@@ -146,20 +150,17 @@ t water-nh-cpu 0 "$R -d cpu -l nh-cpu.log > nh-cpu.fek"
 t water-nh-gpu 0 "$R -d gpu --precision double -l nh-gpu.log > nh-gpu.fek"
 le water-nh-pot "$(logdiff nh-cpu.log nh-gpu.log)" 1e-8
 le water-nh-frame "$(framediff nh-cpu.fek nh-gpu.fek)" 1e-8
-d=$(paste <(grep -v '^#' nh-cpu.log) <(grep -v '^#' nh-gpu.log) | awk '{ n = NF / 2; d = $21 - $(n + 21); if (d < 0) d = -d; a = $19 < 0 ? -$19 : $19; d /= a; if (d > m) m = d } END { printf "%.3g\n", m }')
-le water-nh-H "$d" 1e-8
+le water-nh-H "$(hdiff nh-cpu.log nh-gpu.log)" 1e-8
 t water-nh-long 0 "md-gpu -d gpu --top $S --mdp wnh.mdp --config $W -n 4000 -l nhl.log --thermo 10 > /dev/null"
-set -- $(awk '!/^#/ && $2 >= 1000 { n++; t += $20; h[n] = $21; e[n] = $19 }
-    END { d = h[n] - h[1]; if (d < 0) d = -d; a = e[1] < 0 ? -e[1] : e[1]; printf "%.4f %.3g\n", t / n, d / a }' nhl.log)
+set -- $(thermostat_stats nhl.log)
 echo "Nose-Hoover chain on the GPU (mixed; 10, tau 0.5 ps) from 200 K, 216 SPC/E: mean T $1 K over steps 1000-4000 (300 K); |dH| / |E| $2"
-le water-nh-temperature "$(awk -v t="$1" 'BEGIN { d = t / 300 - 1; print d < 0 ? -d : d }')" 0.03
+le water-nh-temperature "$(reldev "$1" 300)" 0.03
 le water-nh-conserved "$2" 2e-4
 for pr in double mixed; do
 	t water-vr-long-$pr 0 "md-gpu -d gpu --precision $pr --top $S --mdp wvr.mdp --config $W -n 4000 -l vrl-$pr.log --thermo 10 > /dev/null"
-	set -- $(awk '!/^#/ && $2 >= 1000 { n++; t += $20; h[n] = $21; e[n] = $19 }
-	    END { d = h[n] - h[1]; if (d < 0) d = -d; a = e[1] < 0 ? -e[1] : e[1]; printf "%.4f %.3g\n", t / n, d / a }' vrl-$pr.log)
+	set -- $(thermostat_stats vrl-$pr.log)
 	echo "v-rescale on the GPU ($pr; tau 0.1 ps) from 200 K, 216 SPC/E: mean T $1 K over steps 1000-4000 (300 K); |dH| / |E| $2"
-	le water-vr-temperature-$pr "$(awk -v t="$1" 'BEGIN { d = t / 300 - 1; print d < 0 ? -d : d }')" 0.03
+	le water-vr-temperature-$pr "$(reldev "$1" 300)" 0.03
 	le water-vr-conserved-$pr "$2" 2e-4
 done
 

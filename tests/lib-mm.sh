@@ -1,7 +1,8 @@
-# tests/lib-mm.sh - helpers of the tests that build alanine dipeptide
-# (ACE-ALA-NME) with GROMACS: tests/mm-gmx.sh, mm-md.sh, mm-replicas.sh,
-# gpu-mm.sh, gpu-mm-run.sh and gpu-mm-replicas.sh.  Source it after
-# lib.sh.  The heavy atoms come from testdata/mm/ala2-heavy.pdb and gmx
+# tests/lib-mm.sh - helpers of the molecular-system tests: the build of
+# alanine dipeptide (ACE-ALA-NME) with GROMACS for tests/mm-gmx.sh,
+# mm-md.sh, mm-replicas.sh, gpu-mm.sh, gpu-mm-run.sh and
+# gpu-mm-replicas.sh, and the thermostats' statistics of an energy log
+# for mm-md.sh and gpu-mm-run.sh.  Source it after lib.sh.  The heavy atoms come from testdata/mm/ala2-heavy.pdb and gmx
 # pdb2gmx adds the hydrogens (-ignh).  Each function prints a command
 # line for t (which runs it with sh -c in $TMP), so that every test keeps
 # its own result names and file names; whether gmx is installed, and
@@ -48,4 +49,18 @@ ala2_charmm() {
 	$5 &&}
 	awk '/^\\[ *cmap *\\]/ { skip = 1; next } /^[[#]/ { skip = 0 } !skip' ala2c-cmap.top > $4 &&
 	$1 editconf -f $3 -o ala2c.gro -box 3 -c > ecc.log 2>&1"
+}
+
+# reldev X REF: |X / REF - 1|.
+reldev() {
+	awk -v t="$1" -v r="$2" 'BEGIN { d = t / r - 1; print d < 0 ? -d : d }'
+}
+
+# thermostat_stats LOG: of an md-gpu --top energy log (E, T and H in
+# columns 19, 20 and 21), from step 1000 on, the mean T and |dH| / |E|,
+# the change of H between the first and the last of those rows over the
+# first's |E|.
+thermostat_stats() {
+	awk '!/^#/ && $2 >= 1000 { n++; t += $20; h[n] = $21; e[n] = $19 }
+	    END { d = h[n] - h[1]; if (d < 0) d = -d; a = e[1] < 0 ? -e[1] : e[1]; printf "%.4f %.3g\n", t / n, d / a }' "$1"
 }

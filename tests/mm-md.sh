@@ -42,7 +42,7 @@ EOF
 t sd-run 0 "md-gpu -d cpu --top spce216.top --mdp sd.mdp --config spc216.gro -n 1500 -l sd.log --thermo 10 -e 500 > sd.fek"
 T=$(awk '!/^#/ && $2 >= 500 { t += $20; n++ } END { printf "%.4f", t / n }' sd.log)
 echo "Langevin, 216 SPC/E: mean T $T K over steps 500-1500 (300 K)"
-le sd-temperature "$(awk -v t="$T" 'BEGIN { d = t / 300 - 1; print d < 0 ? -d : d }')" 0.03
+le sd-temperature "$(reldev "$T" 300)" 0.03
 # the frames' potential energies, rerun, against the log's
 t sd-rerun 0 "md-gpu -d cpu --top spce216.top --mdp sd.mdp --rerun sd.fek -T > rerun.txt"
 d=$(awk 'FNR == 1 { f++ } /^#/ { next } f == 1 && $2 % 500 == 0 { u[$2] = $17 }
@@ -91,19 +91,17 @@ rcoulomb = 0.9
 rvdw = 0.9
 EOF
 t vr-run 0 "md-gpu -d cpu --top spce216.top --mdp vr.mdp --config spc216.gro -n 4000 -l vr.log --thermo 10 > /dev/null"
-set -- $(awk '!/^#/ && $2 >= 1000 { n++; t += $20; h[n] = $21; e[n] = $19 }
-    END { d = h[n] - h[1]; if (d < 0) d = -d; a = e[1] < 0 ? -e[1] : e[1]; printf "%.4f %.3g\n", t / n, d / a }' vr.log)
+set -- $(thermostat_stats vr.log)
 echo "v-rescale (tau 0.1 ps) from 200 K, 216 SPC/E: mean T $1 K over steps 1000-4000 (300 K); |dH| / |E| $2"
-le vr-temperature "$(awk -v t="$1" 'BEGIN { d = t / 300 - 1; print d < 0 ? -d : d }')" 0.03
+le vr-temperature "$(reldev "$1" 300)" 0.03
 le vr-conserved "$2" 2e-4
 
 # ---- velocity Verlet with a Nose-Hoover chain: the temperature and the conserved H ------------
 sed 's/^tcoupl = v-rescale/tcoupl = nose-hoover/; s/^tau-t = 0.1/tau-t = 0.5/' vr.mdp > nh.mdp
 t nh-run 0 "md-gpu -d cpu --top spce216.top --mdp nh.mdp --config spc216.gro -n 4000 -l nh.log --thermo 10 > /dev/null"
-set -- $(awk '!/^#/ && $2 >= 1000 { n++; t += $20; h[n] = $21; e[n] = $19 }
-    END { d = h[n] - h[1]; if (d < 0) d = -d; a = e[1] < 0 ? -e[1] : e[1]; printf "%.4f %.3g\n", t / n, d / a }' nh.log)
+set -- $(thermostat_stats nh.log)
 echo "Nose-Hoover chain (10, tau 0.5 ps) from 200 K, 216 SPC/E: mean T $1 K over steps 1000-4000 (300 K); |dH| / |E| $2"
-le nh-temperature "$(awk -v t="$1" 'BEGIN { d = t / 300 - 1; print d < 0 ? -d : d }')" 0.03
+le nh-temperature "$(reldev "$1" 300)" 0.03
 le nh-conserved "$2" 2e-4
 t nh-log-key 0 "grep -q '^#INTEGRATOR vv nose-hoover' nh.log"
 
@@ -125,7 +123,7 @@ EOF
 	t ala2-run 0 "md-gpu -d cpu --top a.top --mdp ala.mdp --config ala2.gro -n 20000 -l ala.log --thermo 10 > /dev/null"
 	T=$(awk '!/^#/ && $2 >= 2000 { t += $20; n++ } END { printf "%.4f", t / n }' ala.log)
 	echo "Langevin, alanine dipeptide with h-bonds constrained: mean T $T K ($(awk '/^#DOF/ { print $2 }' ala.log) degrees of freedom)"
-	le ala2-temperature "$(awk -v t="$T" 'BEGIN { d = t / 300 - 1; print d < 0 ? -d : d }')" 0.05
+	le ala2-temperature "$(reldev "$T" 300)" 0.05
 else
 	skip ala2-run "no gmx (pdb2gmx makes the topology)"
 fi
