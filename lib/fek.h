@@ -63,9 +63,9 @@ int	fek_opt_long(const char *arg, long lo, long hi, const char *what,
 /* "lo:hi[:p]" -> lo < hi, periodic flag */
 int	fek_opt_range(const char *arg, const char *what, double *lo,
 	    double *hi, int *periodic);
-/* "first[:last]", each >= 1; last = first when one number is given */
 /* --precision double|mixed: *mixed 0 or 1. */
 int	fek_opt_precision(const char *arg, int *mixed);
+/* "first[:last]", each >= 1; last = first when one number is given */
 int	fek_opt_span(const char *arg, const char *what, long *first,
 	    long *last);
 char	*fek_cmdline(int argc, char **argv);

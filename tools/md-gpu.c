@@ -1559,8 +1559,8 @@ molecules_main(int argc, char **argv)
 	/* on the GPU the whole run stays there, but for the barostat (and
 	 * FEK_MM_HOSTRUN=1, the host driving the GPU's forces, to compare) */
 	t0 = fek_seconds();
-	if (gpu != NULL && md.pcoupl ==
-	    FEK_MM_PC_NONE && getenv("FEK_MM_HOSTRUN") == NULL) {
+	if (gpu != NULL && md.pcoupl == FEK_MM_PC_NONE &&
+	    getenv("FEK_MM_HOSTRUN") == NULL) {
 		if (fek_mm_gpu_run(gpu, &md, &conf.box, conf.x, conf.v,
 		    &out.sink) < 0)
 			fek_die();
