@@ -708,22 +708,25 @@ fek_mm_gpu_run(struct fek_mm_gpu *g, const struct fek_mm_md *p,
 		double zero[2] = { 1, 0 };
 
 		/* run.c's generator, its draws in its order; or its chain */
-		if (vrescale)
+		if (vrescale) {
 			rng = fek_rng_new(p->key, 0x7672657363616c65ULL);
-		fek_mm_nhc_setup(&np, &ns, p, ndf);
-		CK(fek_cuda_up((void **)&r.nhc, &ns, sizeof ns), "chain");
+			CK(cudaMalloc((void **)&r.vr, sizeof hv), "v-rescale");
+		} else {
+			fek_mm_nhc_setup(&np, &ns, p, ndf);
+			CK(fek_cuda_up((void **)&r.nhc, &ns, sizeof ns),
+			    "chain");
+		}
 		r.ndf = ndf;
 		r.nvblk = (int)((n + RUN_BLOCK - 1) / RUN_BLOCK);
 		CK(fek_cuda_up((void **)&r.mass, t->mass, n * sizeof(double)),
 		    "masses");
-		CK(cudaMalloc((void **)&r.vr, sizeof hv), "v-rescale");
 		CK(cudaMalloc((void **)&r.vpart, r.nvblk * sizeof(double)),
-		    "v-rescale");
+		    "thermostat");
 		CK(fek_cuda_up((void **)&r.valpha, zero, sizeof zero),
-		    "v-rescale");
+		    "thermostat");
 		CK(cudaMalloc((void **)&r.vdone, sizeof(unsigned)),
-		    "v-rescale");
-		CK(cudaMemset(r.vdone, 0, sizeof(unsigned)), "v-rescale");
+		    "thermostat");
+		CK(cudaMemset(r.vdone, 0, sizeof(unsigned)), "thermostat");
 	}
 	CK(cudaMemcpy(d->x, x, n3 * sizeof(double), cudaMemcpyHostToDevice),
 	    "positions");
