@@ -31,16 +31,19 @@ export ASAN_OPTIONS = detect_leaks=0
 endif
 
 # CUDA: found on PATH or in /usr/local/cuda.  Without it the build is
-# CPU-only and -d gpu exits 69 (lib/gpu_stub.c).
+# CPU-only and -d gpu exits 69: each GPU interface lib/X/*_gpu.h is then
+# answered by the stub beside it, lib/X/X_gpu_stub.c, instead of kernels/X.
 NVCC ?= $(shell command -v nvcc 2>/dev/null || \
 	(test -x /usr/local/cuda/bin/nvcc && echo /usr/local/cuda/bin/nvcc))
 CUDA_ARCH ?= -gencode arch=compute_90,code=sm_90 \
 	-gencode arch=compute_90,code=compute_90
-NVCCFLAGS ?= -O3 -std=c++17 -Ilib $(CUDA_ARCH)
+NVCCFLAGS ?= -O3 -std=c++17 -Ilib -Ikernels $(CUDA_ARCH)
 
-LIBSRC = $(filter-out lib/gpu_stub%.c,$(wildcard lib/*.c lib/*/*.c))
-LIBHDR = $(wildcard lib/*.h lib/*/*.h) $(wildcard kernels/*.cuh)
-CUSRC = $(wildcard kernels/*.cu)
+# lib/X is a subsystem, kernels/X its GPU twin; C never includes kernels/
+LIBSRC = $(filter-out %_gpu_stub.c,$(wildcard lib/*/*.c))
+LIBHDR = $(wildcard lib/*/*.h)
+KERNHDR = $(wildcard kernels/*/*.cuh)
+CUSRC = $(wildcard kernels/*/*.cu)
 ifneq ($(NVCC),)
 CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(NVCC))
 GPUOBJ = $(CUSRC:.cu=.o)
@@ -52,7 +55,7 @@ LDLIBS += -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 \
 	-Wl,--as-needed -lnvrtc -lcufft -Wl,--no-as-needed \
 	-lcudart_static -lrt -ldl -lpthread -lstdc++
 else
-GPUOBJ = $(patsubst %.c,%.o,$(wildcard lib/gpu_stub*.c))
+GPUOBJ = $(patsubst %.c,%.o,$(wildcard lib/*/*_gpu_stub.c))
 endif
 LIBOBJ = $(LIBSRC:.c=.o) $(GPUOBJ)
 
@@ -85,13 +88,12 @@ BUILDFLAGS = $(CC) $(CFLAGS) $(OMPFLAGS) $(CWARN) $(CPPFLAGS) $(LDFLAGS) $(NVCC)
 lib/%.o: lib/%.c $(LIBHDR) .build-flags | .deps-build
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(OMPFLAGS) $(CWARN) -c -o $@ $<
 
-kernels/%.o: kernels/%.cu $(LIBHDR) .build-flags
+kernels/%.o: kernels/%.cu $(LIBHDR) $(KERNHDR) .build-flags | .deps-build
 	$(NVCC) $(NVCCFLAGS) -c -o $@ $<
 
 # md-gpu --top's kernels launch on the host thread's own stream, which
-# kernels/mm_run.cu captures as a CUDA graph (the legacy stream cannot be)
-kernels/mm.o: NVCCFLAGS += --default-stream per-thread
-kernels/mm_%.o: NVCCFLAGS += --default-stream per-thread
+# kernels/mm/run.cu captures as a CUDA graph (the legacy stream cannot be)
+kernels/mm/%.o: NVCCFLAGS += --default-stream per-thread
 
 lib/libfek.a: $(LIBOBJ)
 	rm -f $@
@@ -143,5 +145,5 @@ uninstall:
 	for m in $(notdir $(MAN7)); do rm -f $(DESTDIR)$(MANPREFIX)/man7/$$m; done
 
 clean:
-	rm -f lib/*.o lib/*/*.o lib/libfek.a kernels/*.o $(TOOLS) $(TESTPROGS) \
+	rm -f lib/*/*.o lib/libfek.a kernels/*/*.o $(TOOLS) $(TESTPROGS) \
 	    .build-flags

@@ -1,5 +1,5 @@
-# tests/bar-solve.sh: bar-solve (tools/bar-solve.c, lib/bar.c, lib/pert.c,
-# lib/blocking.c) against an independent peer and against mathematics:
+# tests/bar-solve.sh: bar-solve (tools/bar-solve.c, lib/bar/bar.c, lib/bar/pert.c,
+# lib/core/blocking.c) against an independent peer and against mathematics:
 #   (a) pymbar's BAR and EXP (Debian python3-pymbar 3.1.0) on its own
 #       Gaussian-work data and on random sets, to 1e-10 relative: live when
 #       pymbar is installed, else the values stored in testdata/bar-solve;

@@ -23,9 +23,9 @@
 
 #include <gsl/gsl_rng.h>
 
-#include "fek.h"
+#include "core/fek.h"
 #include "bd/bd.h"
-#include "../kernels/bd.cuh"
+#include "bd/bd_gpu.h"
 
 static void
 random_config(gsl_rng *g, const struct fek_bd_system *x, double *c)

@@ -1,5 +1,5 @@
 # tests/bias-build.sh: the umbrella bias factors (tools/bias-build.c,
-# lib/bias.c): ln c_hb = -k/2 (x_b - c)^2 / (k_B T) at bin centres (the
+# lib/wham/bias.c): ln c_hb = -k/2 (x_b - c)^2 / (k_B T) at bin centres (the
 # default and -c), or with -a the log of exp(-k/2 (x - c)^2 / (k_B T))
 # averaged over the bin; one block of rows per axis, minimum image on
 # periodic axes; the histogram passes through unchanged.  Then why the
@@ -218,7 +218,7 @@ near tail-2500-mirror "$(lnc1 x_-60_-50_open_1 "0 $K1")" "$(asym 50 10)" 1e-9
 near tail-1e6 "$(lnc1 x_1000_1010_open_1 "0 $K1")" "$(asym 1000 10)" 1e-6
 # centre: -55^2, far below the average, which the near edge dominates
 near tail-2500-centre "$(lnc1 x_50_60_open_1 "0 $K1" -c)" -3025 1e-9
-# a narrow bin in the tail (the Gauss-Legendre branch of lib/bias.c)
+# a narrow bin in the tail (the Gauss-Legendre branch of lib/wham/bias.c)
 near tail-narrow "$(lnc1 x_50_50.001_open_1 "0 $K1")" "$(expect_avg 50 50.001 1 0 0 "$K1" "$BETA")" 1e-9
 
 # ---- -a with fine bins: the average tends to the centre value ---------------------

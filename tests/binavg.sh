@@ -1,6 +1,6 @@
 # tests/binavg.sh: coarse bins as accurate as fine ones (issue 3) -- the
 # bias weighted by a PMF of each window's mean slope (bias-build -w,
-# wham-gpu -w; lib/bias.c) on noise-free histograms of analytic PMFs:
+# wham-gpu -w; lib/wham/bias.c) on noise-free histograms of analytic PMFs:
 # every window's expected counts N P_hb, P_hb the exact integral of the
 # biased density over bin b (tests/binavg-gen.c, Gauss-Legendre), so that
 # binning and the bias evaluation are the whole error; the PMF at the bin
@@ -18,7 +18,7 @@
 # Each limit sits between what -w gives and what -c gives, so that the test
 # fails if -w falls back to the centre value; and the bad inputs -w adds.
 #
-# Then -S (BIASEVAL spline, lib/binshape.c): the bias weighted by p's own
+# Then -S (BIASEVAL spline, lib/wham/binshape.c): the bias weighted by p's own
 # shape inside each bin, from a spline through the solution's ln p, solved
 # self-consistently.  Measured on the same histograms (kJ/mol):
 #   1-D quartic: 4.3e-6 at 100 bins, 6.8e-5 at 40 (a bin 5 sigma: -c 4.4),

@@ -1,5 +1,5 @@
 /*
- * decimal-check - lib/decimal.c's fek_strtod and fek_strtod_padded
+ * decimal-check - lib/core/decimal.c's fek_strtod and fek_strtod_padded
  * against the C library's strtod(3), for tests/histogram.sh: the same
  * double, bit for bit, and the same end pointer, on N random strings of
  * many shapes and on hand-picked ones (the fast paths' edges: 2^53, 19
@@ -14,7 +14,7 @@
  * point anywhere, leading and trailing zeros, an exponent of -40..40 in
  * several spellings, a sign; and decimals within 10^-19 of the midpoint
  * between two adjacent doubles (printed from long double with 17..20
- * digits), which reach decimal.c's exact 128 / 64-bit quotient.  Prints
+ * digits), which reach core/decimal.c's exact 128 / 64-bit quotient.  Prints
  * "N strings, M mismatches" and the first few mismatches; exit 0 when M
  * is 0, 1 otherwise, 64 on bad arguments.
  */
@@ -27,7 +27,7 @@
 
 #include <gsl/gsl_rng.h>
 
-#include "decimal.h"
+#include "core/decimal.h"
 
 static long nbad, ntest;
 

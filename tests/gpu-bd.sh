@@ -1,5 +1,5 @@
 # tests/gpu-bd.sh - make check-gpu: bd-step's trajectories on the GPU
-# (kernels/bd.cu) against the CPU reference (lib/bd) and against physics:
+# (kernels/bd/run.cu) against the CPU reference (lib/bd) and against physics:
 #  - the interaction (energy, force, both torques) at random
 #    configurations to 1e-10 of each term's size, and each grid's
 #    trilinear potential and gradient at random points to 1e-12, CPU =

@@ -1,4 +1,4 @@
-# tests/gpu-md.sh - make check-gpu: md-gpu -d gpu (kernels/md.cu) against
+# tests/gpu-md.sh - make check-gpu: md-gpu -d gpu (kernels/md/replica.cu) against
 # the answers of tests/md.sh and against the CPU reference.  Skipped unless
 # FEK_TEST_GPU is set.
 #

@@ -1,5 +1,5 @@
 # tests/gpu-mm-replicas.sh - make check-gpu: md-gpu --top -R on the GPU
-# (kernels/mm_batch.cu) against the CPU (lib/mm/replicas.c), alanine
+# (kernels/mm/replicas.cu) against the CPU (lib/mm/replicas.c), alanine
 # dipeptide in vacuum (amber99sb-ildn, bonds to hydrogen constrained,
 # cut-off 1 nm in a 3 nm box).  The GPU draws the CPU's Philox normals, so
 # a replica follows its CPU twin step by step until chaos amplifies the

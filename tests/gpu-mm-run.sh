@@ -1,5 +1,5 @@
 # tests/gpu-mm-run.sh - make check-gpu: md-gpu --top dynamics resident on
-# the GPU (kernels/mm_run.cu: the integrators, SETTLE, SHAKE and RATTLE on
+# the GPU (kernels/mm/run.cu: the integrators, SETTLE, SHAKE and RATTLE on
 # the device) against the CPU (lib/mm/run.c).  The GPU draws the CPU's
 # Philox normals and, with --precision double, its forces equal the CPU's
 # to 1e-12, so its log follows the CPU's until chaos amplifies the
@@ -8,7 +8,7 @@
 # nm, for 216 SPC/E waters (SETTLE, reaction field; Langevin and velocity
 # Verlet) and alanine dipeptide in vacuum (SHAKE and RATTLE on h-bonds);
 # likewise over 30 steps for 5832 waters with PME, where the pair list
-# (kernels/mm_nblist.cu) is rebuilt, and a drop of water in a large box,
+# (kernels/mm/nblist.cu) is rebuilt, and a drop of water in a large box,
 # where its rows overflow and grow; in mixed precision the large box
 # within 1e-5; the run resident on the GPU repeats to the bit and equals
 # the host-driven one (FEK_MM_HOSTRUN=1); velocity Verlet conserves the

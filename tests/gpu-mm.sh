@@ -1,5 +1,5 @@
 # tests/gpu-mm.sh - make check-gpu: md-gpu --top's forces on the GPU
-# (kernels/mm*.cu) against the CPU reference (lib/mm), by
+# (kernels/mm/*.cu) against the CPU reference (lib/mm), by
 # tests/mm-gpu-check: every energy term, the forces and the virial within
 # 1e-9 relative, the same bits on repeated evaluations, with the virtual
 # sites placed and a little off their places; on 216 rigid SPC/E waters

@@ -1,5 +1,5 @@
 # tests/gpu-pmd.sh - make check-gpu: md-gpu's particle engine on the GPU
-# (kernels/pmd.cu) against the CPU reference (lib/md): forces, energies
+# (kernels/pmd/run.cu) against the CPU reference (lib/pmd): forces, energies
 # and virials of the same configurations to 1e-10 relative (LJ truncated
 # and shifted, two types mixed, a table, a triclinic cell, 60 small boxes
 # searched by all pairs); a run that gives the same bytes twice and after

@@ -1,6 +1,6 @@
 # tests/gpu-sample.sh - make check-gpu: sample-gen -d gpu and histogram -d
 # gpu against the densities they must follow and against the CPU reference
-# (kernels/sample.cu, kernels/hist.cu).  Skipped unless FEK_TEST_GPU is set.
+# (kernels/wham/sample.cu, kernels/wham/hist.cu).  Skipped unless FEK_TEST_GPU is set.
 #
 # Statistical checks use fresh seeds (FEK_TEST_SEED fixes them; the seed is
 # printed) and a tolerance of 5 standard deviations: chi2 <= dof +
@@ -238,11 +238,11 @@ same_file gpu-hist-big-equals-cpu bg.np bc.np
 ok gpu-hist-big-count grep -qx '#NSAMPLES 17000000' bg.txt
 
 # sample-gen -d gpu -P: the fused histograms pooled on the device
-# (kernels/sample.cu pool_pairs) against the same seed's per-window GPU
+# (kernels/wham/sample.cu pool_pairs) against the same seed's per-window GPU
 # histograms: the same PMF to rounding (WHAM sees only B_b and H_h), the
 # window means of the per-window histograms (tests/lib.sh hist_means), the
 # overlap groups; and the sort-binned path (a grid too big for shared
-# memory), which pools on the host (lib/pool.c).  P3's 120000 bins need
+# memory), which pools on the host (lib/wham/pool.c).  P3's 120000 bins need
 # 24000 samples a window for neighbouring windows to share bins whatever
 # the seed (3000 left a pair apart for FEK_TEST_SEED=20261127).
 P1="-p '(x-1)^2*(x-3)^2' -r 0:4 -g 41 -k 40 -n 50000 -b 200 -s $SEED -d gpu"

@@ -1,5 +1,5 @@
 # tests/gpu-sampler-exact.sh - make check-gpu: tests/sampler-exact.sh with
-# sample-gen -d gpu (kernels/sample.cu): each window's GPU samples against
+# sample-gen -d gpu (kernels/wham/sample.cu): each window's GPU samples against
 # the exact density by quadrature (moments, chi-square, Kolmogorov-Smirnov),
 # on the steep 1-D case and on windows cut by the domain's edges.  Skipped
 # unless FEK_TEST_GPU is set.

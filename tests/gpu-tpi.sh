@@ -1,5 +1,5 @@
 # tests/gpu-tpi.sh - make check-gpu: tpi-gpu's insertions and deletions on
-# the GPU (kernels/tpi.cu) against the CPU reference (lib/tpi): with
+# the GPU (kernels/tpi/insert.cu) against the CPU reference (lib/tpi): with
 # --precision double the same frames and seed give every move's energy to
 # 1e-11 relative (1e-11 kT near zero), the sums to 1e-12 and the same
 # histograms (LJ truncated with the tail, shifted, two types mixed,

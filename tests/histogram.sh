@@ -1,4 +1,4 @@
-# tests/histogram.sh: histogram (tools/histogram.c, lib/hist.c) on
+# tests/histogram.sh: histogram (tools/histogram.c, lib/wham/hist.c) on
 # hand-made samples whose counts per bin are known: bin edges, the closed
 # upper end of an open axis, dropped samples, periodic wrapping, 2-D
 # row-major flattening, Grossfield metadata/time-series input; errors.
@@ -231,7 +231,7 @@ else
 fi
 
 # ---- -m: the block reader, fek_strtod, windows in parallel --------------------------
-# lib/decimal.c's fek_strtod against the C library's strtod: the same double,
+# lib/core/decimal.c's fek_strtod against the C library's strtod: the same double,
 # bit for bit, and the same end, on 10^6 random strings and the edge cases
 # (tests/decimal-check.c).
 CC=${CC:-cc}

@@ -1,5 +1,5 @@
 /*
- * md-config-check.c - fek_config_read (lib/md/config.c) as text, for the
+ * md-config-check.c - fek_config_read (lib/particles/config.c) as text, for the
  * configuration tests:
  *
  *   md-config-check FORMAT PATH LSCALE NBOX [VSCALE]
@@ -18,8 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fek.h"
-#include "md/pmd.h"
+#include "core/fek.h"
+#include "pmd/pmd.h"
 
 int
 main(int argc, char **argv)

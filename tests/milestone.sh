@@ -1,4 +1,4 @@
-# tests/milestone.sh: milestone-kmat and qstat-mfpt (lib/milestone.c,
+# tests/milestone.sh: milestone-kmat and qstat-mfpt (lib/milestone/milestone.c,
 # lib/ms_*.c) against Milestoning answers known exactly: the thesis's
 # 3-milestone K (MFPT 4), free diffusion between unit-spaced milestones
 # (MFPT L^2/2D = 50), the double well Eb (x^2-1)^2 whose K, tau, MFPTs,

@@ -94,7 +94,7 @@
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 
-#include "fek.h"
+#include "core/fek.h"
 #include "mm/mm.h"
 #include "mm/vec3.h"
 

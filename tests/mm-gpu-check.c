@@ -1,5 +1,5 @@
 /*
- * tests/mm-gpu-check.c - md-gpu --top's forces on the GPU (kernels/mm.cu)
+ * mm-gpu-check.c - md-gpu --top's forces on the GPU (kernels/mm/energy.cu)
  * against the CPU reference (lib/mm/energy.c) on one system:
  *
  *   mm-gpu-check [-M] [-n reps] [-m file.mdp] file.top file.gro
@@ -22,10 +22,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fek.h"
+#include "core/fek.h"
 #include "mm/mm.h"
 #include "mm/mm_output.h"
-#include "../kernels/mm.cuh"
+#include "mm/mm_gpu.h"
 
 static int nfail;
 

@@ -43,8 +43,8 @@
 #include <omp.h>
 #endif
 
-#include "fek.h"
-#include "md/pmd.h"
+#include "core/fek.h"
+#include "pmd/pmd.h"
 #include "mm/mm.h"
 
 #define F4PI FEK_MM_ONE_4PI_EPS0

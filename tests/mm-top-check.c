@@ -29,7 +29,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fek.h"
+#include "core/fek.h"
 #include "mm/mm.h"
 
 static const char *const kind_name[FEK_MM_NKIND] = {

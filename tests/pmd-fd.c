@@ -18,8 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fek.h"
-#include "md/pmd.h"
+#include "core/fek.h"
+#include "pmd/pmd.h"
 
 static struct fek_nlist nl;
 static struct fek_force_scratch fsc;

@@ -1,5 +1,5 @@
 # tests/pmd-io.sh - what md-gpu's particle mode reads and writes
-# (tools/md-gpu.c particles_main, lib/md/config.c, lib/md/pmd_output.c,
+# (tools/md-gpu.c particles_main, lib/particles/config.c, lib/pmd/output.c,
 # man/man1/md-gpu.1), checked against answers that do not come from it:
 #   - LAMMPS data files written by Debian's LAMMPS itself (write_data; units
 #     lj and real; atom styles atomic and full; an orthorhombic box off the
@@ -36,7 +36,7 @@
 #     whole run's rows;
 #   - checkpoints: truncated ones exit 65 naming the file, other units exit
 #     64;
-#   - md-config-check (lib/md/config.c alone): counts, masses, the cell, and
+#   - md-config-check (lib/particles/config.c alone): counts, masses, the cell, and
 #     the format told by content for files without a telling name;
 #   - malformed .gro, LAMMPS data and frames files exit 65 with one line
 #     naming the file and the line, row or section; a missing file exits 66.

@@ -1,4 +1,4 @@
-# tests/pmd.sh - md-gpu's particle engine on the CPU (lib/md, the reference)
+# tests/pmd.sh - md-gpu's particle engine on the CPU (lib/pmd, the reference)
 # against answers that do not come from it:
 #   - forces against central differences of the energy, and the virial
 #     against -3V dU/dV (tests/pmd-fd.c), for truncated, shifted,

@@ -1,5 +1,5 @@
 # tests/pooled.sh - sample-gen -P (the pooled histogram and its windows
-# table, lib/pool.c) and wham-gpu reading it.  WHAM sees the data only
+# table, lib/wham/pool.c) and wham-gpu reading it.  WHAM sees the data only
 # through B_b = sum_h n_hb and H_h (Potgieter 2014, Eqs. 3.1-3.4), so the
 # pooled stream must give the PMF of the per-window histograms of the same
 # samples to rounding; the windows' means must be the count-weighted bin

@@ -1,4 +1,4 @@
-# tests/sample-gen.sh: umbrella samples (tools/sample-gen.c, lib/sample.c)
+# tests/sample-gen.sh: umbrella samples (tools/sample-gen.c, lib/wham/sample.c)
 # against the densities they must follow, exp(-(W + V)/kT) with
 # V = 1/2 k (x - c)^2: Gaussian moments for a flat PMF, chi-square against
 # densities integrated by Simpson's rule, autocorrelation of the correlated
@@ -198,7 +198,7 @@ chi_ok chi2d "$res"
 # ---- correlated mode (-c): same density, correlated series ---------------------
 # Overdamped Langevin in the spring alone is an Ornstein-Uhlenbeck process:
 # stationary variance kT/k, lag-1 autocorrelation exp(-1/corr) at the
-# sampling interval tau/corr (lib/sample.h).
+# sampling interval tau/corr (lib/wham/sample.h).
 t corr-run 0 "sample-gen -p '0*x' -r -1000:1000 -w w1.txt -n 100000 -c 20 -s 31 -T > corr.txt"
 read -r n m v kurt r1 <<EOF
 $(moments 1 < corr.txt)

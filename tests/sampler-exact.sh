@@ -1,5 +1,5 @@
-# tests/sampler-exact.sh: sample-gen's exact samples (lib/sample.c; with
-# SAMPLER_DEV=gpu, kernels/sample.cu, see tests/gpu-sampler-exact.sh), window
+# tests/sampler-exact.sh: sample-gen's exact samples (lib/wham/sample.c; with
+# SAMPLER_DEV=gpu, kernels/wham/sample.cu, see tests/gpu-sampler-exact.sh), window
 # by window, against the density they must follow (Potgieter 2014, Eq. 5.1):
 # p_h(x) ~ exp(-(W(x) + V_h(x))/kT) on the domain, V_h = 1/2 k (x - c_h)^2,
 # integrated by Simpson's rule on a fine grid.  Per window: the mean and

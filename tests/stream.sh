@@ -1,4 +1,4 @@
-# tests/stream.sh: the fek stream format (lib/stream.c, fek(5)) as the
+# tests/stream.sh: the fek stream format (lib/stream/stream.c, fek(5)) as the
 # tools see it: text/binary round trips, concatenation, the ROWS ? block
 # form, and the strict reader's one-line errors.
 . "$(dirname "$0")/lib.sh"

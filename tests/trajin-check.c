@@ -1,5 +1,5 @@
 /*
- * trajin-check.c - the trajectory reader (lib/md/trajin.c) as text, for
+ * trajin-check.c - the trajectory reader (lib/particles/trajin.c) as text, for
  * tests/trajin.sh:
  *
  *   trajin-check [-v] [-f format] [-l lscale] file
@@ -22,8 +22,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fek.h"
-#include "md/trajin.h"
+#include "core/fek.h"
+#include "particles/trajin.h"
 
 static void
 usage(void)

@@ -1,4 +1,4 @@
-# tests/trajin.sh - the trajectory reader (lib/md/trajin.c, through
+# tests/trajin.sh - the trajectory reader (lib/particles/trajin.c, through
 # tests/trajin-check), checked against answers that do not come from it:
 #   - fek frames from md-gpu (text and binary, through stdin too, and
 #     scaled by -l): steps, cells and positions equal the text twin's

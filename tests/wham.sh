@@ -1,4 +1,4 @@
-# tests/wham.sh: wham-gpu (tools/wham-gpu.c, lib/wham.c) on data whose
+# tests/wham.sh: wham-gpu (tools/wham-gpu.c, lib/wham/wham.c) on data whose
 # WHAM solution is known exactly: one window (p_b ~ n_b / c_hb), and
 # synthetic real-valued counts n_hb = N_h f_h c_hb p_b built from a chosen
 # p, which are the fixed point of Eqs. 3.1-3.2 (Potgieter 2014); the

@@ -6,7 +6,7 @@
  * (Eqs. 3-6), NVT or NPT (Eqs. 7-9), fugacity (Eq. 10); errors by
  * Flyvbjerg-Petersen blocking over configurations and Bennett's asymptotic
  * variance; overlap diagnostics; convergence traces.  The numerics are in
- * lib/bar.c, lib/blocking.c and lib/pert.c.
+ * lib/bar/bar.c, lib/core/blocking.c and lib/bar/pert.c.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -17,10 +17,10 @@
 
 #include <gsl/gsl_errno.h>
 
-#include "bar.h"
-#include "fek.h"
-#include "pert.h"
-#include "stream.h"
+#include "bar/bar.h"
+#include "core/fek.h"
+#include "bar/pert.h"
+#include "stream/stream.h"
 
 #define KB_J 1.380649e-23		/* J/K, exact (SI 2019) */
 #define NA 6.02214076e23		/* 1/mol, exact */

@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fek.h"
-#include "stream.h"
+#include "core/fek.h"
+#include "stream/stream.h"
 #include "bd/bd.h"
 
 #define MAXDIST 64

@@ -6,7 +6,7 @@
  * Northrup, Allison and McCammon, J. Chem. Phys. 80, 1517 (1984).
  * Two PQR files and their APBS grids in, one row per trajectory out
  * (fek(5) "bdtraj"), for bd-rate(1).  The numerics are in lib/bd/ (CPU)
- * and kernels/bd.cu (GPU).
+ * and kernels/bd/run.cu (GPU).
  */
 #include <getopt.h>
 #include <math.h>
@@ -15,12 +15,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fek.h"
-#include "stream.h"
-#include "dcd.h"
+#include "core/fek.h"
+#include "stream/stream.h"
+#include "stream/dcd.h"
 #include "bd/bd.h"
 #include "bd/bd_output.h"
-#include "../kernels/bd.cuh"
+#include "bd/bd_gpu.h"
 
 static void
 usage(void)

@@ -1,6 +1,6 @@
 /*
  * bias-build - the umbrella bias factors c_hb of Potgieter 2014, Eq. 3.5
- * and Eq. 5.2, in log space and one factor per dimension (lib/bias.c),
+ * and Eq. 5.2, in log space and one factor per dimension (lib/wham/bias.c),
  * for each histogram section of the input: at bin centres as in the
  * thesis, with -a averaged over each bin, or with -w averaged with the
  * weight of a PMF of the window's mean slope (the mean from the histogram:
@@ -13,10 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bias.h"
-#include "fek.h"
-#include "hist.h"
-#include "stream.h"
+#include "wham/bias.h"
+#include "core/fek.h"
+#include "wham/hist.h"
+#include "stream/stream.h"
 
 static void
 usage(void)

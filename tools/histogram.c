@@ -3,7 +3,7 @@
  * (Potgieter 2014, section 5.2.1, Eqs. 3.3-3.4), from fek sample streams
  * or from Grossfield's metadata and time-series files (-m).  Output: one
  * sparse histogram section per window (bin, count).  With -d gpu the
- * sample sections are binned on the device (kernels/hist.cu), a batch of
+ * sample sections are binned on the device (kernels/wham/hist.cu), a batch of
  * sections at a time; the output is the same.
  */
 #include <getopt.h>
@@ -11,11 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fek.h"
-#include "hist.h"
-#include "ineff.h"
-#include "stream.h"
-#include "../kernels/hist.cuh"
+#include "core/fek.h"
+#include "wham/hist.h"
+#include "core/ineff.h"
+#include "stream/stream.h"
+#include "wham/hist_gpu.h"
 
 #define MAXB FEK_MAXDIM
 

@@ -1,7 +1,7 @@
 /*
  * md-gpu - batched dynamics of independent replicas of a particle in a
  * model potential, on the CPU (lib/md/replica.c, the reference) or the GPU
- * (kernels/md.cu): plain runs (frames, a DCD file, an energy log),
+ * (kernels/md/replica.cu): plain runs (frames, a DCD file, an energy log),
  * umbrella sampling (samples sections for histogram(1) and WHAM), and
  * Milestoning (seed 003, sections 2.4.8-2.4.9, 5.1.4-5.1.5; Eq. 2.90):
  * restrained sampling on milestones, a backward run to check the first
@@ -17,21 +17,21 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "fek.h"
-#include "dcd.h"
-#include "grid.h"
-#include "ineff.h"
+#include "core/fek.h"
+#include "stream/dcd.h"
+#include "stream/grid.h"
+#include "core/ineff.h"
 #include "md/replica.h"
-#include "stream.h"
-#include "md/pmd.h"
-#include "md/pmd_output.h"
-#include "md/pmd_units.h"
-#include "md/trajin.h"
+#include "stream/stream.h"
+#include "pmd/pmd.h"
+#include "pmd/output.h"
+#include "particles/units.h"
+#include "particles/trajin.h"
 #include "mm/mm.h"
 #include "mm/mm_output.h"
-#include "../kernels/md.cuh"
-#include "../kernels/mm.cuh"
-#include "../kernels/pmd.cuh"
+#include "md/md_gpu.h"
+#include "mm/mm_gpu.h"
+#include "pmd/pmd_gpu.h"
 
 static void
 usage(void)
@@ -290,7 +290,7 @@ sink_progress(void *ctx, double done)
 		    now_s() - o->t0, done >= 1 ? "\n" : "");
 }
 
-/* ---- particle systems (lib/md/pmd.h) ----------------------------------- */
+/* ---- particle systems (lib/pmd/pmd.h) ----------------------------------- */
 
 static void
 usage_particles(void)
@@ -1087,7 +1087,7 @@ replicas_progress(long done, long total)
 
 /*
  * md-gpu --top -R / --dihedral / -w: nwin x nrep replicas from conf, on
- * the CPU (lib/mm/replicas.c) or the GPU (kernels/mm_batch.cu); the
+ * the CPU (lib/mm/replicas.c) or the GPU (kernels/mm/replicas.cu); the
  * torsions' samples, a samples section a window, to stdout; the last
  * configurations to confout (a .gro frame a replica).
  */

@@ -18,10 +18,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fek.h"
-#include "milestone.h"
-#include "ms_input.h"
-#include "stream.h"
+#include "core/fek.h"
+#include "milestone/milestone.h"
+#include "milestone/input.h"
+#include "stream/stream.h"
 
 static void
 usage(void)

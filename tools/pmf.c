@@ -13,9 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fek.h"
-#include "pmf.h"
-#include "stream.h"
+#include "core/fek.h"
+#include "wham/pmf.h"
+#include "stream/stream.h"
 
 static void
 usage(void)

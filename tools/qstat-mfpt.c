@@ -7,9 +7,9 @@
  * recycling identity as a cross-check, the committor, the MFPT to the
  * target from every milestone and from the start to every milestone, and
  * rates 1/MFPT.  Input: milestone-kmat's kernel sections or hand-written
- * "K i j value" / "tau i value" lines (lib/ms_input.c); the numerics are
- * in lib/milestone.c, lib/ms_kinetics.c, lib/ms_solve.c and, for the
- * bootstrap over trajectories (-B), lib/ms_boot.c.
+ * "K i j value" / "tau i value" lines (lib/milestone/input.c); the numerics are
+ * in lib/milestone/milestone.c, lib/milestone/kinetics.c, lib/milestone/solve.c
+ * and, for the bootstrap over trajectories (-B), lib/milestone/boot.c.
  */
 #include <getopt.h>
 #include <math.h>
@@ -18,10 +18,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "fek.h"
-#include "milestone.h"
-#include "ms_input.h"
-#include "stream.h"
+#include "core/fek.h"
+#include "milestone/milestone.h"
+#include "milestone/input.h"
+#include "stream/stream.h"
 
 /* Above this many milestones a dense K gets no mfpt_from column: n dense
  * solves of O(n^3) each. */

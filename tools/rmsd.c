@@ -2,16 +2,16 @@
  * rmsd - how far a PMF is from an analytic formula or from another PMF
  * (Potgieter 2014, section 5.1.2, Table 6.1): RMSD after the optimal
  * constant shift and the largest deviation, over bins with data, optionally
- * only where the reference is within a cutoff of its minimum (lib/rmsd.c).
+ * only where the reference is within a cutoff of its minimum (lib/wham/rmsd.c).
  */
 #include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "fek.h"
-#include "pmf.h"
-#include "stream.h"
+#include "core/fek.h"
+#include "wham/pmf.h"
+#include "stream/stream.h"
 
 static void
 usage(void)

@@ -1,12 +1,12 @@
 /*
  * sample-gen - umbrella samples of an analytic PMF, the test harness of
  * Potgieter 2014 (section 5.1.1, Eq. 5.1), one fek section per window.
- * Exact independent samples by rejection (lib/sample.c, or on the GPU
- * kernels/sample.cu), or correlated ones from overdamped Langevin dynamics
+ * Exact independent samples by rejection (lib/wham/sample.c, or on the GPU
+ * kernels/wham/sample.cu), or correlated ones from overdamped Langevin dynamics
  * (-c).  With -b the samples are binned as they are drawn and the output
  * is the histogram sections that histogram(1) would make of them; with
- * -P as well, one pooled histogram and a table of the windows (lib/pool.c),
- * all that WHAM needs when no bootstrap is wanted.
+ * -P as well, one pooled histogram and a table of the windows
+ * (lib/wham/pool.c), all that WHAM needs when no bootstrap is wanted.
  */
 #include <getopt.h>
 #include <stdint.h>
@@ -16,12 +16,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fek.h"
-#include "hist.h"
-#include "pool.h"
-#include "sample.h"
-#include "stream.h"
-#include "../kernels/sample.cuh"
+#include "core/fek.h"
+#include "wham/hist.h"
+#include "wham/pool.h"
+#include "wham/sample.h"
+#include "stream/stream.h"
+#include "wham/sample_gpu.h"
 
 #define MAXB FEK_MAXDIM
 
@@ -223,7 +223,7 @@ pool_hist(void *ctx, long window, const double *rows, long long nnz,
 	return 0;
 }
 
-/* -P on the device: the sums kernels/sample.cu pooled there. */
+/* -P on the device: the sums kernels/wham/sample.cu pooled there. */
 static int
 pool_device(void *ctx, const unsigned long long *count, const double *msum,
     const double *total, const double *dropped, const long *group)

@@ -5,8 +5,8 @@
  * for particles with LJ pair potentials.  Frames in (fek frames from
  * md-gpu, DCD, .gro, LAMMPS dump), per frame the Boltzmann sums and
  * energy histograms out (or every move's energy).  The numerics are in
- * lib/tpi/ (CPU) and kernels/tpi.cu (GPU); frames are read by
- * lib/md/trajin.c.
+ * lib/tpi/ (CPU) and kernels/tpi/insert.cu (GPU); frames are read by
+ * lib/particles/trajin.c.
  */
 #include <getopt.h>
 #include <math.h>
@@ -15,14 +15,14 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fek.h"
-#include "stream.h"
-#include "md/pmd.h"
-#include "md/pmd_units.h"
-#include "md/trajin.h"
+#include "core/fek.h"
+#include "stream/stream.h"
+#include "pmd/pmd.h"
+#include "particles/units.h"
+#include "particles/trajin.h"
 #include "tpi/tpi.h"
 #include "tpi/tpi_output.h"
-#include "../kernels/tpi.cuh"
+#include "tpi/tpi_gpu.h"
 
 static void
 usage(void)

@@ -2,13 +2,13 @@
  * wham-gpu - the weighted histogram analysis method (Potgieter 2014,
  * Eqs. 3.1-3.4; Kumar et al. 1992) on histogram + logbias streams, to the
  * normalised unbiased distribution p_b and the window free energies F_h,
- * with bootstrap errors (-B).  Solvers: lib/wham.c (self-consistent
+ * with bootstrap errors (-B).  Solvers: lib/wham/wham.c (self-consistent
  * iteration, and Newton or L-BFGS on the likelihood of Zhu & Hummer 2012);
- * the sweeps on the CPU (lib/wham_cpu.c) or the GPU (kernels/wham.cu).
- * Histograms without a logbias section get their bias built here
- * (lib/bias.c), with -w from the window means read with the histograms,
- * with -S from p's own shape inside each bin, solved self-consistently
- * (lib/binshape.c).
+ * the sweeps on the CPU (lib/wham/backend.c) or the GPU
+ * (kernels/wham/backend.cu).  Histograms without a logbias section get their
+ * bias built here (lib/wham/bias.c), with -w from the window means read with
+ * the histograms, with -S from p's own shape inside each bin, solved
+ * self-consistently (lib/wham/binshape.c).
  */
 #include <sys/mman.h>
 
@@ -22,12 +22,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bias.h"
-#include "binshape.h"
-#include "fek.h"
-#include "hist.h"
-#include "stream.h"
-#include "wham.h"
+#include "wham/bias.h"
+#include "wham/binshape.h"
+#include "core/fek.h"
+#include "wham/hist.h"
+#include "stream/stream.h"
+#include "wham/wham.h"
 
 static void
 usage(void)

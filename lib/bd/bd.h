@@ -3,7 +3,7 @@
  * association rate (bd-step, bd-rate): Sakalli (2008), the seed of this
  * stage; the NAM method of Northrup, Allison and McCammon, J. Chem.
  * Phys. 80, 1517 (1984).  What a step does is in bd_eval.h, shared with
- * the GPU (kernels/bd.cu); this header is the host side: reading PQR and
+ * the GPU (kernels/bd/run.cu); this header is the host side: reading PQR and
  * OpenDX files, building the solutes (centres, exclusion grids,
  * diffusion constants), the reaction criterion, the CPU run, the rate.
  *

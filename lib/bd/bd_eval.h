@@ -1,7 +1,7 @@
 /*
  * bd_eval.h - the arithmetic of bd-step that the CPU reference
- * (lib/bd/run.c) and the GPU (kernels/bd.cu) share, one text compiled by
- * both (FEK_HD, as lib/md/pmd_eval.h): potentials on grids, the
+ * (lib/bd/run.c) and the GPU (kernels/bd/run.cu) share, one text compiled by
+ * both (FEK_HD, as lib/pmd/pmd_eval.h): potentials on grids, the
  * symmetrised interaction of two rigid solutes, the Ermak-McCammon step
  * of their relative position and of each one's orientation, the
  * reaction criterion, and the trajectory loop of the NAM method.
@@ -40,7 +40,7 @@
  * atoms l, l + 32, ..., then the lanes are added in a binary tree
  * (offsets 16, 8, 4, 2, 1): the CPU does the same in the same order.
  *
- * Random numbers: Philox4x32-10 (lib/md/pmd_eval.h), counter (trajectory
+ * Random numbers: Philox4x32-10 (lib/pmd/pmd_eval.h), counter (trajectory
  * id, step, purpose): FEK_RNG_BD_START for the start (step = attempt),
  * FEK_RNG_BD_STEP for the nine normals of a step; a trajectory depends on
  * the seed and its id only.
@@ -51,7 +51,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#include "md/pmd_eval.h"
+#include "pmd/pmd_eval.h"
 
 #define FEK_RNG_BD_START 5	/* start position and orientations */
 #define FEK_RNG_BD_STEP 6	/* a step's nine normals */

@@ -9,7 +9,7 @@
 #ifndef FEK_BD_OUTPUT_H
 #define FEK_BD_OUTPUT_H
 
-#include "stream.h"
+#include "stream/stream.h"
 #include "bd/bd.h"
 
 void	fek_bd_outcome_header(struct fek_header *h,

@@ -1,6 +1,6 @@
 /*
  * bd_traj.h - one trajectory of the NAM method, the loop that the CPU
- * (lib/bd/run.c) and the GPU (kernels/bd.cu) both run, written once.
+ * (lib/bd/run.c) and the GPU (kernels/bd/run.cu) both run, written once.
  * Northrup, Allison and McCammon, J. Chem. Phys. 80, 1517 (1984);
  * Sakalli (2008) Sec. 2.5.1 and Fig. 2.6 (SDA's loop).
  *

@@ -24,7 +24,7 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "fek.h"
+#include "core/fek.h"
 #include "bd/bd.h"
 
 struct dxin {

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fek.h"
-#include "stream.h"
+#include "core/fek.h"
+#include "stream/stream.h"
 #include "bd/bd.h"
 #include "bd/bd_output.h"
 

@@ -12,7 +12,7 @@
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_integration.h>
 
-#include "fek.h"
+#include "core/fek.h"
 #include "bd/bd.h"
 
 #define E_CHARGE 1.602176634e-19	/* C */

@@ -1,6 +1,6 @@
 /*
  * run.c - bd-step's trajectories on the CPU, the reference of
- * kernels/bd.cu: the loop of bd_traj.h (the NAM method, Northrup,
+ * kernels/bd/run.cu: the loop of bd_traj.h (the NAM method, Northrup,
  * Allison and McCammon 1984) over the step of bd_eval.h.
  *
  * The interaction is summed over FEK_BD_LANES lanes and then in a tree,
@@ -10,7 +10,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "fek.h"
+#include "core/fek.h"
 #include "bd/bd.h"
 
 int

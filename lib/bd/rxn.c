@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fek.h"
+#include "core/fek.h"
 #include "bd/bd.h"
 
 #define RXN_MAXSEL 256		/* atoms one spec may name */

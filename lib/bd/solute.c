@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fek.h"
+#include "core/fek.h"
 #include "bd/bd.h"
 
 int

@@ -11,7 +11,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "fek.h"
+#include "core/fek.h"
 #include "bd/bd.h"
 
 /* A default hydrodynamic radius: the sphere of the atoms' radius of

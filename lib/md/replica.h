@@ -2,7 +2,7 @@
  * replica.h - md-gpu's jobs: batched dynamics of independent replicas of a
  * particle in a model potential (lib/md/replica_eval.h), run on the CPU
  * (lib/md/replica.c, the double-precision reference) or the GPU
- * (kernels/md.cu), in three modes:
+ * (kernels/md/replica.cu), in three modes:
  *   run        replicas from a start point; frames every `every` steps;
  *   umbrella   replicas in harmonic windows; samples every `every` steps
  *              after `equil` steps (Potgieter 2014's umbrella sampling,
@@ -17,8 +17,8 @@
 #ifndef FEK_MD_H
 #define FEK_MD_H
 
-#include "fek.h"
-#include "grid.h"
+#include "core/fek.h"
+#include "stream/grid.h"
 
 #define FEK_MD_TYPES_ONLY
 #include "md/replica_eval.h"

@@ -4,9 +4,10 @@
  * restraints, the three integrators, walls, and Milestoning's crossing
  * detection with its first-hitting-point check.
  *
- * The CPU reference (lib/md/replica.c) includes this file; kernels/md.cu
- * hands the same bytes (embedded by lib/md/replica_src.c) to NVRTC, so the
- * GPU runs the code that the CPU tests check.  The includer first defines
+ * The CPU reference (lib/md/replica.c) includes this file;
+ * kernels/md/replica.cu hands the same bytes (embedded by lib/md/replica_src.c)
+ * to NVRTC, so the GPU runs the code that the CPU tests check.  The includer
+ * first defines
  *   struct fek_md_rng and, FEK_HD each,
  *     int    fek_md_group(struct fek_md_rng *r, double *xi)
  *            the normals of the group of FEK_MD_G steps that holds step

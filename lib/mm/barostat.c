@@ -10,16 +10,16 @@
  * whole potential energy (PME, the dispersion correction and every term,
  * evaluated afresh at the new volume).  The largest move starts at 1 % of
  * the volume and is adjusted every 10 tries towards an acceptance between
- * 1/4 and 3/4 (at most 30 % of the volume), as lib/md/barostat.c does for
+ * 1/4 and 3/4 (at most 30 % of the volume), as lib/pmd/barostat.c does for
  * particle systems.  Its two uniforms a move come from Philox keyed by
- * (seed, step) with lib/md's FEK_RNG_BAROSTAT purpose.
+ * (seed, step) with lib/pmd's FEK_RNG_BAROSTAT purpose.
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "fek.h"
-#include "md/pmd.h"
+#include "core/fek.h"
+#include "pmd/pmd.h"
 #include "mm/mm.h"
 #include "mm/vec3.h"
 

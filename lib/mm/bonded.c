@@ -2,7 +2,7 @@
  * bonded.c - the CPU reference of lib/mm's bonded interactions and pairs
  * (mm.h, fek_mm_bonded): energies, forces and virial of FEK_MM_BOND,
  * ANGLE, UB, PDIH, PIDIH, RB, IDIH and PAIR, in double precision and
- * written for clarity; the GPU (kernels/mm_bonded.cu) must agree with it.
+ * written for clarity; the GPU (kernels/mm/bonded.cu) must agree with it.
  *
  * The functional forms (GROMACS 2022 reference manual, "Bonded
  * interactions" and "Exclusions and 1-4 interactions"), the angle and

@@ -1,8 +1,8 @@
 /*
  * bonded_eval.h - the arithmetic of one bonded interaction or 1-4 pair of
  * lib/mm (mm.h's FEK_MM_BOND .. FEK_MM_PAIR) that the CPU reference
- * (bonded.c) and the GPU (kernels/mm_bonded.cu) share, one text compiled
- * by both (FEK_HD, as lib/md/pmd_eval.h): from an interaction's difference
+ * (bonded.c) and the GPU (kernels/mm/bonded.cu) share, one text compiled
+ * by both (FEK_HD, as lib/pmd/pmd_eval.h): from an interaction's difference
  * vectors (minimum images, which the caller takes with fek_vimage of
  * vec3.h) and its parameters, its energy, the forces on its atoms and its
  * virial.  Nothing here reads the system or adds into its arrays; the

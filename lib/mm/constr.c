@@ -105,7 +105,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fek.h"
+#include "core/fek.h"
 #include "mm/mm.h"
 #include "mm/vec3.h"
 #include "mm/settle_eval.h"

@@ -31,7 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fek.h"
+#include "core/fek.h"
 #include "mm/cpp.h"
 
 #define MAXDEPTH 32		/* files open at once (#include nesting) */

@@ -16,8 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fek.h"
-#include "md/pmd.h"
+#include "core/fek.h"
+#include "pmd/pmd.h"
 #include "mm/mm.h"
 
 struct fek_mm_force {

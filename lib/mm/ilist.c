@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fek.h"
+#include "core/fek.h"
 #include "mm/mm.h"
 
 const int fek_mm_nat[FEK_MM_NKIND] = {

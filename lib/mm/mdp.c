@@ -45,7 +45,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fek.h"
+#include "core/fek.h"
 #include "mm/mm.h"
 #include "mm/cpp.h"
 

@@ -19,7 +19,7 @@
 
 #include <stdint.h>
 
-#include "md/pmd_eval.h"		/* struct fek_box */
+#include "pmd/pmd_eval.h"		/* struct fek_box */
 
 #ifdef __cplusplus
 extern "C" {
@@ -313,7 +313,7 @@ int	fek_mm_constrain_x(struct fek_mm_constr *c, const struct fek_box *b,
 int	fek_mm_constrain_v(struct fek_mm_constr *c, const struct fek_box *b,
 	    const double *x, double *v, double dt, double *vir);
 void	fek_mm_constr_free(struct fek_mm_constr *c);
-/* Its parts, for the GPU (kernels/mm_run.cu): the settles (n of them;
+/* Its parts, for the GPU (kernels/mm/run.cu): the settles (n of them;
  * settle_eval.h's struct, canonical geometry included) and SHAKE's bonds
  * (n pairs of atoms, their lengths into *len), valid while c is. */
 struct fek_mm_settle;

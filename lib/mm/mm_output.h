@@ -8,8 +8,8 @@
 
 #include <stdio.h>
 
-#include "dcd.h"
-#include "stream.h"
+#include "stream/dcd.h"
+#include "stream/stream.h"
 #include "mm/mm.h"
 
 /* A configuration read from a .gro file. */

@@ -36,8 +36,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fek.h"
-#include "md/pmd.h"
+#include "core/fek.h"
+#include "pmd/pmd.h"
 #include "mm/mm.h"
 #include "mm/nonbonded_eval.h"
 

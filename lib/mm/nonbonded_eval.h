@@ -2,15 +2,15 @@
  * nonbonded_eval.h - the pair arithmetic of lib/mm's short-range
  * non-bonded terms, shared by the CPU reference (nonbonded.c, whose
  * header comment gives the forms and their sources) and the GPU
- * (kernels/mm_nonbonded.cu): one pair's LJ and Coulomb energies and
- * force, and an excluded pair's correction.  FEK_HD (lib/md/pmd_eval.h).
+ * (kernels/mm/nonbonded.cu): one pair's LJ and Coulomb energies and
+ * force, and an excluded pair's correction.  FEK_HD (lib/pmd/pmd_eval.h).
  */
 #ifndef FEK_MM_NONBONDED_EVAL_H
 #define FEK_MM_NONBONDED_EVAL_H
 
 #include <math.h>
 
-#include "md/pmd_eval.h"
+#include "pmd/pmd_eval.h"
 #include "mm/mm.h"
 
 /* What a pair needs of the options (fek_mm_nb_setup). */

@@ -11,11 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fek.h"
-#include "dcd.h"
-#include "stream.h"
-#include "md/config_int.h"
-#include "md/pmd_output.h"
+#include "core/fek.h"
+#include "stream/dcd.h"
+#include "stream/stream.h"
+#include "particles/config_int.h"
+#include "pmd/output.h"
 #include "mm/mm.h"
 #include "mm/mm_output.h"
 

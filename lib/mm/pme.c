@@ -1,7 +1,7 @@
 /*
  * pme.c - smooth particle-mesh Ewald, the reciprocal part, on the CPU
  * (mm.h; md-gpu III, issue 16): the double-precision reference that the
- * GPU (cuFFT) version, kernels/mm_pme.cu, must match.  The arithmetic the
+ * GPU (cuFFT) version, kernels/mm/pme.cu, must match.  The arithmetic the
  * two share (B-spline weights and moduli, reciprocal vectors, influence
  * function and virial weights at a wave vector, self and background
  * energies) is in pme_eval.h; the loops, grid and FFTs are here.
@@ -69,7 +69,7 @@
 
 #include <fftw3.h>
 
-#include "fek.h"
+#include "core/fek.h"
 #include "mm/mm.h"
 #include "mm/pme_eval.h"
 

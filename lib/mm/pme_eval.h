@@ -1,7 +1,7 @@
 /*
  * pme_eval.h - the arithmetic of smooth PME's reciprocal part that the CPU
- * reference (lib/mm/pme.c, FFTW) and the GPU (kernels/mm_pme.cu, cuFFT)
- * share, one text compiled by both (FEK_HD, as lib/md/pmd_eval.h): the
+ * reference (lib/mm/pme.c, FFTW) and the GPU (kernels/mm/pme.cu, cuFFT)
+ * share, one text compiled by both (FEK_HD, as lib/pmd/pmd_eval.h): the
  * B-spline weights of a coordinate, the cell's reciprocal vectors, the
  * influence function and its virial weights at one wave vector, and the
  * self and background energies.
@@ -29,7 +29,7 @@
 
 #include <math.h>
 
-#include "md/pmd_eval.h"		/* FEK_HD, struct fek_box */
+#include "pmd/pmd_eval.h"		/* FEK_HD, struct fek_box */
 
 #define FEK_PME_ORDER_MIN 4
 #define FEK_PME_ORDER_MAX 12

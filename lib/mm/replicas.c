@@ -1,7 +1,7 @@
 /*
  * replicas.c - independent replicas of a small molecular system on the
  * CPU (mm.h, fek_mm_replicas_run): the double-precision reference of
- * md-gpu --top -R, which the GPU runs in one launch (kernels/mm_batch.cu).
+ * md-gpu --top -R, which the GPU runs in one launch (kernels/mm/replicas.cu).
  *
  * Each replica is a plain run of fek_mm_run (run.c: Langevin "middle" or
  * velocity Verlet with RATTLE) with its own Philox key, so that replica
@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fek.h"
+#include "core/fek.h"
 #include "mm/mm.h"
 #include "mm/vec3.h"
 #include "mm/bonded_eval.h"

@@ -19,10 +19,10 @@
  *     tau_t and fluctuates canonically; the conserved quantity is E less
  *     the sum of the rescalings' K' - K.  Its sum of squared normals
  *     comes from GSL's chi-squared generator on an MT19937 stream of the
- *     seed (lib/rng.c), drawn in step order;
+ *     seed (lib/core/rng.c), drawn in step order;
  *   velocity Verlet with a Nose-Hoover chain (Martyna, Tuckerman and
  *     Klein, Mol. Phys. 87, 1117 (1996)): the chain's half step
- *     exp(iL_NHC dt/2) (lib/md/pmd_eval.h's fek_nhc_half, Suzuki-Yoshida
+ *     exp(iL_NHC dt/2) (lib/pmd/pmd_eval.h's fek_nhc_half, Suzuki-Yoshida
  *     order 3) before and after each velocity Verlet step, which scales
  *     every velocity alike (so the constraints still hold); masses Q_1 =
  *     N_f kT tau^2 and Q_k = kT tau^2 with tau = tau_t / (2 pi), GROMACS's
@@ -35,7 +35,7 @@
  *
  * Virtual sites are placed from their atoms after every move and their
  * forces spread; they carry no mass and are not integrated.  The random
- * numbers come from Philox keyed by (seed, atom, step) (lib/md/pmd_eval.h),
+ * numbers come from Philox keyed by (seed, atom, step) (lib/pmd/pmd_eval.h),
  * so a run does not depend on threads.  The temperature counts 3 degrees
  * of freedom a massive atom, less the constraints and, under velocity
  * Verlet, the 3 of the centre of mass, whose momentum it conserves (and
@@ -48,8 +48,8 @@
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 
-#include "fek.h"
-#include "md/pmd.h"
+#include "core/fek.h"
+#include "pmd/pmd.h"
 #include "mm/mm.h"
 
 double

@@ -3,8 +3,8 @@
  * CPU reference (constr.c, whose header comment gives the steps and their
  * sources: Miyamoto and Kollman, J. Comput. Chem. 13, 952 (1992) for the
  * positions; an exact 3 x 3 solve for the velocities) and the GPU
- * (kernels/mm_run.cu) share, one text compiled by both (FEK_HD, as
- * lib/md/pmd_eval.h).  Nothing here reports errors: the functions return
+ * (kernels/mm/run.cu) share, one text compiled by both (FEK_HD, as
+ * lib/pmd/pmd_eval.h).  Nothing here reports errors: the functions return
  * a code and the callers say what went wrong.
  */
 #ifndef FEK_MM_SETTLE_EVAL_H
@@ -13,7 +13,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "md/pmd_eval.h"
+#include "pmd/pmd_eval.h"
 #include "mm/vec3.h"
 
 /* One water of SETTLE: atoms and its canonical geometry. */

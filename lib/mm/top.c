@@ -87,7 +87,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "fek.h"
+#include "core/fek.h"
 #include "mm/mm.h"
 #include "mm/cpp.h"
 

@@ -4,7 +4,7 @@
  * TIP4P's M site), placed and their forces spread back onto their atoms,
  * with the virial correction of the spreading.  The equations (GROMACS
  * 2022 reference manual, "Virtual interaction sites") and the virial's
- * account are in vsite_eval.h, which the GPU (kernels/mm_bonded.cu)
+ * account are in vsite_eval.h, which the GPU (kernels/mm/bonded.cu)
  * shares; this file runs them over a system's list.
  *
  * Order: sites are placed in list order and spread in reverse list

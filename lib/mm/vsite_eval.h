@@ -1,8 +1,8 @@
 /*
  * vsite_eval.h - the arithmetic of one virtual site of lib/mm (mm.h's
  * FEK_MM_VSITE3) that the CPU reference (vsite.c) and the GPU
- * (kernels/mm_bonded.cu) share, one text compiled by both (FEK_HD, as
- * lib/md/pmd_eval.h): its place, the spreading of its force and the
+ * (kernels/mm/bonded.cu) share, one text compiled by both (FEK_HD, as
+ * lib/pmd/pmd_eval.h): its place, the spreading of its force and the
  * spreading's virial correction, from the site's difference vectors
  * (minimum images, which the caller takes with fek_vimage of vec3.h).
  *

@@ -10,7 +10,7 @@
  * ed., 2017), section 5.3.2; the neighbourhood trimmed of the image cells
  * beyond the cutoff as Daly et al. (2012) section 3 does.
  *
- * The tail (Allen and Tildesley Eq. 2.144 per type pair, lib/md/pair.c
+ * The tail (Allen and Tildesley Eq. 2.144 per type pair, lib/particles/pair.c
  * fek_pair_tail): U_tail = (2 pi / V) sum_ij N_i N_j I_ij, so an
  * insertion of type t changes it by U_tail(N + e_t) - U_tail(N) and a
  * deletion by U_tail(N) - U_tail(N - e_t), which for one type is
@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fek.h"
+#include "core/fek.h"
 #include "tpi/tpi.h"
 
 uint64_t

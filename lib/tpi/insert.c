@@ -1,6 +1,6 @@
 /*
  * insert.c - test-particle insertions and test deletions on one frame, on
- * the CPU (OpenMP): the double-precision reference of kernels/tpi.cu.
+ * the CPU (OpenMP): the double-precision reference of kernels/tpi/insert.cu.
  * Daly et al. (2012), Algorithm 1 (with its Algorithms 2 and 3 for the
  * deletion and insertion energies, here for pair potentials), Eqs. 1-2.
  *
@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fek.h"
+#include "core/fek.h"
 #include "tpi/tpi.h"
 
 #define FEK_TPI_CHUNK (1L << 20)	/* insertions sorted at a time */

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fek.h"
-#include "stream.h"
+#include "core/fek.h"
+#include "stream/stream.h"
 #include "tpi/tpi_output.h"
 
 void

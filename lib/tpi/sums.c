@@ -2,7 +2,7 @@
  * sums.c - the Boltzmann sums of Daly et al. (2012), Algorithm 1 (I_T,
  * I_O over insertions, D_O and D_T over deletions), taken in a fixed
  * order: groups of FEK_TPI_GROUP consecutive moves, each summed as a
- * binary tree (strides 512, 256, ..., 1, the order kernels/tpi.cu's
+ * binary tree (strides 512, 256, ..., 1, the order kernels/tpi/insert.cu's
  * blocks use), shifted by the group's largest exponent; then the groups
  * in order, shifted by the largest of all (log-sum-exp), so that nothing
  * overflows whatever the energies.
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fek.h"
+#include "core/fek.h"
 #include "tpi/tpi.h"
 
 /* sum of t[0 .. FEK_TPI_GROUP - 1] as the GPU's tree does it */

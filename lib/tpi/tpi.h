@@ -3,7 +3,7 @@
  * (tpi-gpu): Daly, Benziger, Debenedetti and Panagiotopoulos, Comput.
  * Phys. Commun. 183, 2054 (2012), Algorithm 1, for particles with pair
  * potentials (LJ per type pair, truncated, shifted or force-shifted, or
- * tables: lib/md/pair.c).
+ * tables: lib/particles/pair.c).
  *
  * Per frame: n_ins insertions of a particle of type t at uniformly random
  * positions (tpi_eval.h says how they are drawn), and a deletion of every
@@ -23,8 +23,8 @@
 
 #include <stdint.h>
 
-#include "md/pmd.h"
-#include "md/trajin.h"
+#include "pmd/pmd.h"
+#include "particles/trajin.h"
 #include "tpi/tpi_eval.h"
 
 struct fek_tpi_par {

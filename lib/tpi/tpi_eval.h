@@ -1,8 +1,8 @@
 /*
  * tpi_eval.h - the arithmetic of tpi-gpu that the CPU reference
- * (lib/tpi/insert.c) and the GPU (kernels/tpi.cu) share, one text compiled
- * by both (FEK_HD, as lib/md/pmd_eval.h): where an insertion goes, the
- * energy of a test particle with a stored configuration over a cell list,
+ * (lib/tpi/insert.c) and the GPU (kernels/tpi/insert.cu) share, one text
+ * compiled by both (FEK_HD, as lib/pmd/pmd_eval.h): where an insertion goes,
+ * the energy of a test particle with a stored configuration over a cell list,
  * and one group's share of the Boltzmann sums.
  *
  * Daly, Benziger, Debenedetti and Panagiotopoulos, Comput. Phys. Commun.
@@ -44,7 +44,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#include "md/pmd_eval.h"
+#include "pmd/pmd_eval.h"
 
 #define FEK_RNG_INSERT 4	/* Philox purpose: insertion positions */
 #define FEK_TPI_GROUP 1024	/* moves per group of the fixed-order sums */

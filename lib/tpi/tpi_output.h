@@ -7,7 +7,7 @@
 
 #include <stdio.h>
 
-#include "stream.h"
+#include "stream/stream.h"
 #include "tpi/tpi.h"
 
 struct fek_tpi_out {

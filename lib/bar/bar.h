@@ -1,0 +1,71 @@
+/*
+ * bar.h - excess chemical potentials (free-energy differences) from test
+ * insertions and deletions: Daly, Benziger, Debenedetti & Panagiotopoulos,
+ * Comput. Phys. Commun. 183, 2054 (2012):
+ *   TPI  Eq. 1   beta mu = -ln <exp(-x)>_N             (Widom)
+ *   DEL          beta mu =  ln <exp(+x)>_N+1           (test deletion)
+ *   OS   Eq. 2   beta mu = -ln <exp(-x/2)>_N + ln <exp(x/2)>_N+1
+ *   BAR  Eqs. 3-6: C solves sum_ins f(x - C) = sum_del f(C - x),
+ *        f(a) = 1/(1 + e^a), and beta mu = C - ln(n_del/n_ins) (Eq. 5)
+ * with x = beta u (NVT) or x = beta u - ln(V/<V>) (NPT, Eqs. 7-9; see
+ * fek_pert_npt), all in kT.  On work values (fek_pert_from_work) the same
+ * numbers are pymbar's EXP forward, -EXP reverse, and BAR(w_F, w_R).
+ *
+ * Errors: the standard deviation from Flyvbjerg-Petersen blocking of each
+ * configuration's linear influence on the estimate (the delta method;
+ * core/blocking.h), and the one for independent moves: the exponential-average
+ * variance, and for BAR Bennett's asymptotic variance (Bennett 1976,
+ * Eq. 10a with the denominator n <f>^2, as in pymbar).
+ */
+#ifndef FEK_BAR_H
+#define FEK_BAR_H
+
+#include <stddef.h>
+
+#include "core/blocking.h"
+#include "bar/pert.h"
+
+enum fek_method { FEK_M_TPI, FEK_M_DEL, FEK_M_OS, FEK_M_BAR, FEK_NMETHOD };
+
+struct fek_estimate {
+	double value;		/* beta mu_ex, or dF, in kT */
+	double sd;		/* blocked over configurations, kT; +inf with
+				 * fewer than two configurations */
+	double sd_iid;		/* independent moves, kT; -1: no samples */
+	double n_eff;		/* the smallest effective number of moves
+				 * (or configurations) the estimate rests on */
+	int n_eff_conf;		/* n_eff counts configurations */
+	int nser;		/* blocked series: 1, or 2 (one per side) */
+	int ser_side[2];	/* FEK_INS, FEK_DEL, or -1 for both */
+	struct fek_blocking blk[2];
+	/* with samples on both sides (OS and BAR): */
+	int have_bar;
+	double C;		/* beta C of Eq. 5 */
+	double bar;		/* the BAR estimate */
+	double n_ovl;		/* sum_ins f(x - C) = sum_del f(C - x) */
+	double overlap;		/* the MBAR overlap scalar, 0..1 */
+	double s_ins, s_del;	/* relative entropies <x>_ins - bar and
+				 * bar - <x>_del (Wu & Kofke 2005) */
+	double range;		/* BAR's shift when histogram samples beyond
+				 * the range sit at its edge; 0 if none */
+};
+
+const char *fek_method_name(int m, int work);	/* "TPI" or "EXP_F" ... */
+/* 1 if the data hold what method m needs, else 0 and why. */
+int	fek_method_possible(const struct fek_pert *p, int m, char *why,
+	    size_t len);
+
+/* Method m on the first k[FEK_INS] insertion and k[FEK_DEL] deletion
+ * configurations of p (-1, or a count above the total: all of them).
+ * 0, or -1 with fek_seterr(1) when the estimate does not exist (every
+ * insertion overlaps, BAR has no root, ...). */
+int	fek_estimate(const struct fek_pert *p, int m, const long *k,
+	    struct fek_estimate *e);
+
+/* The prefixes of a convergence trace: ten per decade of configurations
+ * (the same fraction of each side's), ascending, from two configurations
+ * a side to all of the data; pairs (k_ins, k_del) in *out (malloc'd),
+ * their number returned (0 with fewer than two configurations). */
+long	fek_trace_points(const struct fek_pert *p, long **out);
+
+#endif

@@ -1,0 +1,181 @@
+/*
+ * options.c - range-checked option values, after OpenBSD strtonum(3).
+ *
+ * Each parser prints its own one-line message and returns 1 on a bad
+ * value, so a tool adds the results up and exits 64 once, after reporting
+ * every bad option (GMT's n_errors habit).
+ */
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/fek.h"
+
+int
+fek_opt_double(const char *arg, double lo, double hi, const char *what,
+    double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (end == arg || *end != '\0' || errno == ERANGE || !isfinite(v)) {
+		fek_warnx("%s: '%s' is not a finite number", what, arg);
+		return 1;
+	}
+	if (v < lo || v > hi) {
+		fek_warnx("%s: %s is out of range [%g, %g]", what, arg, lo, hi);
+		return 1;
+	}
+	*out = v;
+	return 0;
+}
+
+int
+fek_opt_long(const char *arg, long lo, long hi, const char *what, long *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(arg, &end, 10);
+	if (end == arg || *end != '\0' || errno == ERANGE) {
+		fek_warnx("%s: '%s' is not an integer", what, arg);
+		return 1;
+	}
+	if (v < lo || v > hi) {
+		fek_warnx("%s: %s is out of range [%ld, %ld]", what, arg, lo, hi);
+		return 1;
+	}
+	*out = v;
+	return 0;
+}
+
+/* --precision: "double" (0) or "mixed" (1). */
+int
+fek_opt_precision(const char *arg, int *mixed)
+{
+	if (strcmp(arg, "double") == 0)
+		*mixed = 0;
+	else if (strcmp(arg, "mixed") == 0)
+		*mixed = 1;
+	else {
+		fek_warnx("--precision: '%s' is not double or mixed", arg);
+		return 1;
+	}
+	return 0;
+}
+
+/* An energy unit: kcal or kJ, and kT too when allow_kT. */
+int
+fek_opt_unit(const char *arg, int allow_kT, const char *what,
+    enum fek_unit *out)
+{
+	enum fek_unit u;
+
+	if (fek_unit_parse(arg, &u) < 0 || (u == FEK_KT && !allow_kT)) {
+		fek_warnx("%s: '%s' is not kcal%s", what, arg,
+		    allow_kT ? ", kJ or kT" : " or kJ");
+		return 1;
+	}
+	*out = u;
+	return 0;
+}
+
+/* "lo:hi" or "lo:hi:p" */
+int
+fek_opt_range(const char *arg, const char *what, double *lo, double *hi,
+    int *periodic)
+{
+	char buf[256], *a, *b, *c;
+
+	if (strlen(arg) >= sizeof buf) {
+		fek_warnx("%s: '%s' is too long", what, arg);
+		return 1;
+	}
+	strcpy(buf, arg);
+	a = buf;
+	b = strchr(a + (*a == '-' || *a == '+'), ':');
+	if (b == NULL) {
+		fek_warnx("%s: '%s' is not lo:hi[:p]", what, arg);
+		return 1;
+	}
+	*b++ = '\0';
+	c = strchr(b + (*b == '-' || *b == '+'), ':');
+	*periodic = 0;
+	if (c != NULL) {
+		*c++ = '\0';
+		if (strcmp(c, "p") != 0) {
+			fek_warnx("%s: '%s': the third field must be 'p' "
+			    "(periodic)", what, arg);
+			return 1;
+		}
+		*periodic = 1;
+	}
+	if (fek_opt_double(a, -HUGE_VAL, HUGE_VAL, what, lo) ||
+	    fek_opt_double(b, -HUGE_VAL, HUGE_VAL, what, hi))
+		return 1;
+	if (!(*lo < *hi)) {
+		fek_warnx("%s: '%s': lo must be below hi", what, arg);
+		return 1;
+	}
+	return 0;
+}
+
+/* "first" or "first:last", both >= 1 (windows, milestones, counted from
+ * 1); *last = first for one number. */
+int
+fek_opt_span(const char *arg, const char *what, long *first, long *last)
+{
+	char buf[64], *colon;
+
+	snprintf(buf, sizeof buf, "%s", arg);
+	if ((colon = strchr(buf, ':')) == NULL) {
+		if (fek_opt_long(buf, 1, LONG_MAX, what, first))
+			return 1;
+		*last = *first;
+		return 0;
+	}
+	*colon = '\0';
+	return fek_opt_long(buf, 1, LONG_MAX, what, first) +
+	    fek_opt_long(colon + 1, 1, LONG_MAX, what, last);
+}
+
+/* The command line as one string, for PROV lines.  Words with spaces or
+ * shell metacharacters are single-quoted so the line can be re-run. */
+char *
+fek_cmdline(int argc, char **argv)
+{
+	size_t n = 1;
+	char *s, *p;
+	int i;
+
+	for (i = 0; i < argc; i++)
+		n += 4 * strlen(argv[i]) + 3;
+	s = p = fek_alloc(n, 1);
+	for (i = 0; i < argc; i++) {
+		const char *a = i == 0 ? fek_getprogname() : argv[i];
+		int q = a[0] == '\0' || strpbrk(a, " \t'\"*?$()|&;<>\\`") != NULL;
+
+		if (i)
+			*p++ = ' ';
+		if (q)
+			*p++ = '\'';
+		for (; *a; a++) {
+			if (*a == '\'') {
+				memcpy(p, "'\\''", 4);
+				p += 4;
+			} else if (*a == '\n')
+				*p++ = ' ';
+			else
+				*p++ = *a;
+		}
+		if (q)
+			*p++ = '\'';
+	}
+	*p = '\0';
+	return s;
+}

@@ -1,0 +1,476 @@
+/*
+ * input.c - the inputs of qstat-mfpt: the kernel sections that
+ * milestone-kmat writes (per-pair counts n_ij, mean durations and their
+ * spreads, fek(5) KIND kernel; several sections are merged as the union
+ * of their trajectories), or a hand-written text file of lines
+ *
+ *   K i j value      a kernel entry K_ij, milestones numbered from 0
+ *   tau i value      a lifetime
+ *
+ * with '#' comments, so that exact matrices (thesis Eqs. 2.81 and 2.88)
+ * can be fed in directly.  Rows of K must sum to 1 (to 1e-6, then
+ * renormalised) or be empty.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/fek.h"
+#include "milestone/milestone.h"
+#include "milestone/input.h"
+#include "stream/stream.h"
+
+#define MS_MAXMILESTONES 2147483647L
+
+int
+ms_key_milestones(struct fek_reader *r, const struct fek_header *h, long *n)
+{
+	double v;
+
+	if (fek_key_double(r, h, "MILESTONES", &v) < 0)
+		return -1;
+	if (!(v >= 2 && v <= MS_MAXMILESTONES) || v != floor(v))
+		return fek_rerr(r, FEK_EX_DATA, "key MILESTONES: %g is not a "
+		    "number of milestones >= 2", v);
+	*n = (long)v;
+	return 0;
+}
+
+/* ---- pairs, sorted and checked ----------------------------------------- */
+
+struct pair {
+	long i, j, line;
+	double k;
+	struct ms_stat st;
+};
+
+static int
+cmp_pair(const void *a, const void *b)
+{
+	const struct pair *x = a, *y = b;
+
+	if (x->i != y->i)
+		return (x->i > y->i) - (x->i < y->i);
+	return (x->j > y->j) - (x->j < y->j);
+}
+
+static void
+push(struct pair **p, long *np, long *cap, const struct pair *v)
+{
+	if (*np == *cap) {
+		*cap = *cap ? 2 * *cap : 256;
+		*p = realloc(*p, (size_t)*cap * sizeof **p);
+		if (*p == NULL)
+			fek_errx(FEK_EX_SOFTWARE, "out of memory");
+	}
+	(*p)[(*np)++] = *v;
+}
+
+/* Build the model from the sorted pairs: by statistics (counts) or by
+ * the K values and lifetimes given. */
+static void
+build(struct ms_model *m, long n, const struct pair *p, long np, int counts,
+    const double *tau, const unsigned char *has_tau)
+{
+	long *pi = fek_alloc((size_t)(np ? np : 1), sizeof *pi);
+	long *pj = fek_alloc((size_t)(np ? np : 1), sizeof *pj);
+	double *kv = fek_alloc((size_t)(np ? np : 1), sizeof *kv);
+	struct ms_stat *st = fek_alloc((size_t)(np ? np : 1), sizeof *st);
+	long e;
+
+	for (e = 0; e < np; e++) {
+		pi[e] = p[e].i;
+		pj[e] = p[e].j;
+		kv[e] = p[e].k;
+		st[e] = p[e].st;
+	}
+	ms_model_build(m, n, np, pi, pj, counts ? st : NULL, kv, tau,
+	    has_tau);
+	free(pi);
+	free(pj);
+	free(kv);
+	free(st);
+}
+
+/* ---- hand-written K and tau -------------------------------------------- */
+
+static int
+parse_index(const char *tok, long *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtol(tok, &end, 10);
+	return end != tok && *end == '\0' && errno == 0 && *v >= 0 &&
+	    *v < MS_MAXMILESTONES;
+}
+
+static int
+parse_value(const char *tok, double *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtod(tok, &end);
+	/* underflow to a subnormal or 0 is a value; overflow is not */
+	return end != tok && *end == '\0' && isfinite(*v) &&
+	    !(errno == ERANGE && fabs(*v) >= 1);
+}
+
+static int
+read_text(struct ms_input *in, const char *name, char *buf)
+{
+	struct pair *p = NULL, v;
+	long np = 0, cap = 0, lineno = 0, n = 0, e, w, i;
+	long *tau_line = NULL, taucap = 0;
+	double *tau = NULL, *sum;
+	char *line, *next, *tok[5], *save;
+	int ntok, rc = 0;
+
+	memset(&v, 0, sizeof v);
+	for (line = buf; line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		lineno++;
+		line[strcspn(line, "#")] = '\0';
+		ntok = 0;
+		for (tok[0] = strtok_r(line, " \t\r", &save); tok[ntok] &&
+		    ntok < 4; tok[++ntok] = strtok_r(NULL, " \t\r", &save))
+			;
+		if (ntok == 0)
+			continue;
+		if (strcmp(tok[0], "K") == 0 && ntok == 4) {
+			if (!parse_index(tok[1], &v.i) ||
+			    !parse_index(tok[2], &v.j)) {
+				rc = fek_seterr(FEK_EX_DATA, "%s: line %ld: "
+				    "milestones '%s' '%s' are not indices "
+				    ">= 0", name, lineno, tok[1], tok[2]);
+				goto out;
+			}
+			if (!parse_value(tok[3], &v.k) || v.k < 0 || v.k > 1) {
+				rc = fek_seterr(FEK_EX_DATA, "%s: line %ld: "
+				    "K value '%s' is not a probability", name,
+				    lineno, tok[3]);
+				goto out;
+			}
+			if (v.i == v.j) {
+				rc = fek_seterr(FEK_EX_DATA, "%s: line %ld: "
+				    "K %ld %ld: the diagonal of K is zero (a "
+				    "trajectory ends on another milestone)",
+				    name, lineno, v.i, v.j);
+				goto out;
+			}
+			v.line = lineno;
+			push(&p, &np, &cap, &v);
+			n = v.i + 1 > n ? v.i + 1 : n;
+			n = v.j + 1 > n ? v.j + 1 : n;
+		} else if (strcmp(tok[0], "tau") == 0 && ntok == 3) {
+			double t;
+
+			if (!parse_index(tok[1], &i)) {
+				rc = fek_seterr(FEK_EX_DATA, "%s: line %ld: "
+				    "milestone '%s' is not an index >= 0",
+				    name, lineno, tok[1]);
+				goto out;
+			}
+			if (!parse_value(tok[2], &t) || t < 0) {
+				rc = fek_seterr(FEK_EX_DATA, "%s: line %ld: "
+				    "tau '%s' is not a finite time >= 0",
+				    name, lineno, tok[2]);
+				goto out;
+			}
+			if (i >= taucap) {
+				long old = taucap;
+
+				taucap = 2 * i + 16;
+				tau = realloc(tau, taucap * sizeof *tau);
+				tau_line = realloc(tau_line, taucap *
+				    sizeof *tau_line);
+				if (!tau || !tau_line)
+					fek_errx(FEK_EX_SOFTWARE, "out of "
+					    "memory");
+				memset(tau_line + old, 0, (taucap - old) *
+				    sizeof *tau_line);
+			}
+			if (tau_line[i]) {
+				rc = fek_seterr(FEK_EX_DATA, "%s: line %ld: "
+				    "tau %ld given twice (lines %ld and %ld)",
+				    name, lineno, i, tau_line[i], lineno);
+				goto out;
+			}
+			tau[i] = t;
+			tau_line[i] = lineno;
+			n = i + 1 > n ? i + 1 : n;
+		} else {
+			rc = fek_seterr(FEK_EX_DATA, "%s: line %ld: expected "
+			    "'K i j value' or 'tau i value', found '%s' "
+			    "with %d field%s", name, lineno, tok[0], ntok,
+			    ntok > 1 ? "s" : "");
+			goto out;
+		}
+	}
+	if (n < 2) {
+		rc = fek_seterr(FEK_EX_DATA, "%s: %s", name, np ? "fewer than "
+		    "2 milestones" : "no K lines");
+		goto out;
+	}
+	qsort(p, (size_t)np, sizeof *p, cmp_pair);
+	for (e = 1; e < np; e++)
+		if (p[e].i == p[e - 1].i && p[e].j == p[e - 1].j) {
+			rc = fek_seterr(FEK_EX_DATA, "%s: line %ld: K %ld %ld "
+			    "given twice (lines %ld and %ld)", name,
+			    p[e].line > p[e - 1].line ? p[e].line :
+			    p[e - 1].line, p[e].i, p[e].j, p[e - 1].line <
+			    p[e].line ? p[e - 1].line : p[e].line, p[e].line >
+			    p[e - 1].line ? p[e].line : p[e - 1].line);
+			goto out;
+		}
+	/* drop zeros, check and renormalise the row sums */
+	sum = fek_alloc((size_t)n, sizeof *sum);
+	for (e = w = 0; e < np; e++)
+		if (p[e].k > 0) {
+			sum[p[e].i] += p[e].k;
+			p[w++] = p[e];
+		}
+	np = w;
+	for (i = 0; i < n && rc == 0; i++) {
+		if (sum[i] > 0 && fabs(sum[i] - 1) > 1e-6)
+			rc = fek_seterr(FEK_EX_DATA, "%s: row %ld of K sums to "
+			    "%.9g, expected 1 (or no entries)", name, i,
+			    sum[i]);
+		else if (sum[i] > 0 && (i >= taucap || !tau_line[i]))
+			rc = fek_seterr(FEK_EX_DATA, "%s: milestone %ld has "
+			    "transitions (K lines) but no tau line", name, i);
+	}
+	if (rc == 0) {
+		double *tv = fek_alloc((size_t)n, sizeof *tv);
+		unsigned char *ht = fek_alloc((size_t)n, 1);
+
+		for (e = 0; e < np; e++)
+			p[e].k /= sum[p[e].i];
+		for (i = 0; i < n && i < taucap; i++) {
+			ht[i] = tau_line[i] != 0;
+			tv[i] = ht[i] ? tau[i] : 0;
+		}
+		build(&in->m, n, p, np, 0, tv, ht);
+		free(tv);
+		free(ht);
+		snprintf(in->tunit, sizeof in->tunit, "1");
+	}
+	free(sum);
+out:
+	free(p);
+	free(tau);
+	free(tau_line);
+	return rc;
+}
+
+/* ---- kernel sections ---------------------------------------------------- */
+
+static int
+read_kernels(struct ms_input *in, struct fek_reader *r)
+{
+	struct fek_header h;
+	struct pair *p = NULL, v;
+	long np = 0, cap = 0, n = 0, nk = 0, e, w;
+	int rc, ci, cj, cn, cm, cs;
+	double *rows = NULL;
+	long long k, nr;
+
+	memset(&v, 0, sizeof v);
+	while ((rc = fek_next_section(r, &h)) > 0) {
+		long ns;
+
+		if (strcmp(h.kind, "milestones") == 0) {
+			fek_hdr_free(&h);
+			continue;
+		}
+		if (strcmp(h.kind, "trajectories") == 0) {
+			rc = fek_rerr(r, FEK_EX_DATA, "KIND trajectories: run "
+			    "milestone-kmat on the records first");
+			break;
+		}
+		if (strcmp(h.kind, "kernel") != 0) {
+			rc = fek_rerr(r, FEK_EX_DATA, "KIND %s, expected kernel "
+			    "(the output of milestone-kmat)", h.kind);
+			break;
+		}
+		if ((rc = ms_key_milestones(r, &h, &ns)) < 0)
+			break;
+		if (nk > 0 && ns != n) {
+			rc = fek_rerr(r, FEK_EX_DATA, "key MILESTONES: %ld, but "
+			    "%ld in the first kernel section", ns, n);
+			break;
+		}
+		n = ns;
+		ci = fek_hdr_col(&h, "i");
+		cj = fek_hdr_col(&h, "j");
+		cn = fek_hdr_col(&h, "n");
+		cm = fek_hdr_col(&h, "t_mean");
+		cs = fek_hdr_col(&h, "t_sd");
+		if (ci < 0 || cj < 0 || cn < 0 || cm < 0 || cs < 0) {
+			rc = fek_rerr(r, FEK_EX_DATA, "kernel: missing column "
+			    "%s", ci < 0 ? "i" : cj < 0 ? "j" : cn < 0 ? "n" :
+			    cm < 0 ? "t_mean" : "t_sd");
+			break;
+		}
+		if (nk == 0) {
+			snprintf(in->tunit, sizeof in->tunit, "%s",
+			    h.cols[cm].unit);
+			fek_hdr_copy_keys(&in->keys, &h);
+		} else if (strcmp(in->tunit, h.cols[cm].unit) != 0) {
+			rc = fek_rerr(r, FEK_EX_DATA, "column t_mean: unit %s, "
+			    "but %s in the first kernel section",
+			    h.cols[cm].unit, in->tunit);
+			break;
+		}
+		nk++;
+		if ((nr = fek_read_all(r, &h, &rows)) < 0) {
+			rc = -1;
+			break;
+		}
+		for (k = 0; k < nr && rc >= 0; k++) {
+			const double *row = rows + k * h.ncols;
+			double i = row[ci], j = row[cj], c = row[cn];
+
+			v.st.mean = row[cm];
+			v.st.n = c;
+			v.st.m2 = c * row[cs] * row[cs];
+			if (!(i >= 0 && i < n && j >= 0 && j < n) || i != floor(i)
+			    || j != floor(j) || i == j)
+				rc = fek_rerr(r, FEK_EX_DATA, "row %lld: i %g, "
+				    "j %g: expected two different milestones "
+				    "in 0..%ld", k + 1, i, j, n - 1);
+			else if (!(c >= 0) || c != floor(c) || !isfinite(c))
+				rc = fek_rerr(r, FEK_EX_DATA, "row %lld: n %g "
+				    "is not a count", k + 1, c);
+			else if (!(row[cm] >= 0 && row[cs] >= 0) ||
+			    !isfinite(row[cm]) || !isfinite(row[cs]))
+				rc = fek_rerr(r, FEK_EX_DATA, "row %lld: t_mean "
+				    "%g, t_sd %g: expected finite times >= 0",
+				    k + 1, row[cm], row[cs]);
+			v.i = (long)i;
+			v.j = (long)j;
+			if (rc >= 0 && c > 0)
+				push(&p, &np, &cap, &v);
+		}
+		free(rows);
+		if (rc < 0)
+			break;
+		fek_hdr_free(&h);
+	}
+	fek_hdr_free(&h);
+	if (rc < 0) {
+		free(p);
+		return -1;
+	}
+	if (nk == 0) {
+		free(p);
+		return fek_rerr(r, FEK_EX_DATA, "no kernel section (the output "
+		    "of milestone-kmat)");
+	}
+	/* the union of the sections: statistics of repeated pairs merged */
+	qsort(p, (size_t)np, sizeof *p, cmp_pair);
+	for (e = 0, w = -1; e < np; e++) {
+		if (w >= 0 && p[e].i == p[w].i && p[e].j == p[w].j)
+			ms_stat_merge(&p[w].st, &p[e].st);
+		else
+			p[++w] = p[e];
+	}
+	build(&in->m, n, p, w + 1, 1, NULL, NULL);
+	free(p);
+	return 0;
+}
+
+int
+ms_input_read(struct ms_input *in, const char *path)
+{
+	struct fek_reader r;
+	char *buf = NULL;
+	size_t len = 0, cap = 0, got;
+	int rc;
+
+	memset(in, 0, sizeof *in);
+	fek_hdr_init(&in->keys, "kernel");
+	if (fek_reader_open(&r, path) < 0)
+		return -1;
+	do {
+		if (cap - len < 65536) {
+			cap = cap ? 2 * cap : 65536;
+			buf = realloc(buf, cap + 1);
+			if (buf == NULL)
+				fek_errx(FEK_EX_SOFTWARE, "out of memory");
+		}
+		got = fread(buf + len, 1, cap - len, r.fp);
+		len += got;
+	} while (got > 0);
+	if (ferror(r.fp)) {
+		rc = fek_seterr(FEK_EX_DATA, "%s: read error: %s", r.name,
+		    strerror(errno));
+		goto out;
+	}
+	buf[len] = '\0';
+	if ((len >= 4 && memcmp(buf, FEK_MAGIC_BIN, 4) == 0) ||
+	    (len >= 5 && memcmp(buf, FEK_MAGIC_TEXT " ", 5) == 0)) {
+		struct fek_reader mr;
+
+		memset(&mr, 0, sizeof mr);
+		snprintf(mr.name, sizeof mr.name, "%s", r.name);
+		mr.fp = fmemopen(buf, len, "rb");
+		if (mr.fp == NULL)
+			fek_errx(FEK_EX_SOFTWARE, "cannot read %s from memory",
+			    r.name);
+		mr.owned = 1;
+		in->counts = 1;
+		rc = read_kernels(in, &mr);
+		fek_reader_close(&mr);
+	} else if (memchr(buf, '\0', len) != NULL) {
+		rc = fek_seterr(FEK_EX_DATA, "%s: binary data that is not a "
+		    "fek stream", r.name);
+	} else
+		rc = read_text(in, r.name, buf);
+out:
+	free(buf);
+	fek_reader_close(&r);
+	return rc;
+}
+
+void
+ms_input_free(struct ms_input *in)
+{
+	ms_model_free(&in->m);
+	fek_hdr_free(&in->keys);
+}
+
+/* -f a,b,c: target milestones (checked against their number later). */
+int
+ms_parse_targets(const char *arg, long **t, long *nt)
+{
+	char buf[4096], *tok, *save, *end;
+
+	if (strlen(arg) >= sizeof buf) {
+		fek_warnx("-f: list too long");
+		return 1;
+	}
+	snprintf(buf, sizeof buf, "%s", arg);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",",
+	    &save)) {
+		long v = strtol(tok, &end, 10);
+
+		if (end == tok || *end != '\0' || v < 0 || v > 2147483646L) {
+			fek_warnx("-f: '%s' is not a milestone number", tok);
+			return 1;
+		}
+		*t = realloc(*t, (*nt + 1) * sizeof **t);
+		if (*t == NULL)
+			fek_errx(FEK_EX_SOFTWARE, "out of memory");
+		(*t)[(*nt)++] = v;
+	}
+	if (*nt == 0) {
+		fek_warnx("-f: no milestone given");
+		return 1;
+	}
+	return 0;
+}

@@ -1,0 +1,33 @@
+/*
+ * tpi_gpu_stub.c - tpi-gpu's GPU entry points (lib/tpi/tpi_gpu.h) in a
+ * build without nvcc.  They are never reached there (fek_device_resolve
+ * reports no GPU first); if they are, they fail with exit code 69.
+ */
+#include "core/fek.h"
+#include "tpi/tpi_gpu.h"
+
+struct fek_tpi_gpu *
+fek_tpi_gpu_new(const struct fek_tpi_par *par)
+{
+	fek_seterr(FEK_EX_UNAVAILABLE, "-d gpu: fek was built without CUDA "
+	    "(nvcc not found)");
+	return NULL;
+}
+
+int
+fek_tpi_gpu_frame(struct fek_tpi_gpu *g, const struct fek_tpi_frame *tf,
+    const struct fek_tpi_par *par, uint64_t fid, struct fek_tpi_result *res)
+{
+	return fek_seterr(FEK_EX_UNAVAILABLE, "-d gpu: fek was built without "
+	    "CUDA (nvcc not found)");
+}
+
+void
+fek_tpi_gpu_stats(const struct fek_tpi_gpu *g, struct fek_tpi_gpu_stats *st)
+{
+}
+
+void
+fek_tpi_gpu_free(struct fek_tpi_gpu *g)
+{
+}

@@ -1,0 +1,39 @@
+/*
+ * binshape.h - WHAM's bias factors with the unbiased density's own shape
+ * inside each bin (BIASEVAL spline; wham-gpu -S), solved self-consistently:
+ * the shape comes from a cubic spline through the solution's ln p at the
+ * bin centres, the factors from the shape, the solution from the factors,
+ * until ln p settles.  With these factors p_b is the density at the bin
+ * centre times the bin's volume, so coarse bins give the PMF at their
+ * centres nearly as accurately as fine ones.  The derivation, and what it
+ * neglects, heads wham/binshape.c.
+ */
+#ifndef FEK_BINSHAPE_H
+#define FEK_BINSHAPE_H
+
+#include "wham/wham.h"
+
+struct wham_spline_options {
+	double tol;		/* stop when ln p moves less than this (kT)
+				 * between two rounds, in every bin with a
+				 * count of 1 or more (a shift of all bins
+				 * alike aside) */
+	long maxround;		/* re-solves at most; more is exit 1 */
+	/* called after each round: its number (1, 2, ...) and the change */
+	void (*report)(long round, double change);
+};
+
+/* Solve p (its lnc rows holding the starting factors, e.g. the centre
+ * values of wham/bias.h) to the self-consistent factors: each round solves
+ * WHAM (wham_solve, from the last round's ln f), fits the shape of ln p
+ * and rebuilds every window's rows of p->lnc from it.  beta is 1/kT in
+ * the energy unit of the springs.  On success res holds the last solve,
+ * p->lnc the factors it used (a bootstrap then redraws with them),
+ * *rounds the number of solves and *last_s the seconds of the last.  -1
+ * with fek_seterr as wham_solve, or exit code 1 when the rounds do not
+ * settle within so->maxround. */
+int	wham_solve_spline(struct wham_problem *p, double beta,
+	    const struct wham_options *o, const struct wham_spline_options *so,
+	    struct wham_result *res, long *rounds, double *last_s);
+
+#endif
