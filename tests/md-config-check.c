@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "core/fek.h"
-#include "pmd/pmd.h"
+#include "particles/particles.h"
 
 int
 main(int argc, char **argv)

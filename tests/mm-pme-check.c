@@ -44,7 +44,7 @@
 #endif
 
 #include "core/fek.h"
-#include "pmd/pmd.h"
+#include "particles/particles.h"
 #include "mm/mm.h"
 
 #define F4PI FEK_MM_ONE_4PI_EPS0

@@ -33,7 +33,7 @@ usage(void)
 
 struct input {
 	long n;				/* milestones, from the first section */
-	struct ms_counter *c;
+	struct fek_milestone_counter *c;
 	struct fek_header first;	/* keys carried to the output */
 	char tunit[FEK_NAMELEN];
 	long sections;
@@ -63,7 +63,7 @@ read_input(struct input *in, const char *path)
 			fek_errx(FEK_EX_DATA, "%s: section %ld: KIND %s, "
 			    "expected trajectories", r.name, r.section,
 			    h.kind);
-		if (ms_key_milestones(&r, &h, &n) < 0)
+		if (fek_milestone_key_milestones(&r, &h, &n) < 0)
 			fek_die();
 		cs = fek_hdr_col(&h, "start");
 		ce = fek_hdr_col(&h, "end");
@@ -76,7 +76,7 @@ read_input(struct input *in, const char *path)
 			    "end" : ct < 0 ? "t" : "valid");
 		if (in->sections == 0) {
 			in->n = n;
-			in->c = ms_counter_new(n);
+			in->c = fek_milestone_counter_new(n);
 			fek_hdr_copy_keys(&in->first, &h);
 			snprintf(in->tunit, sizeof in->tunit, "%s",
 			    h.cols[ct].unit);
@@ -123,7 +123,8 @@ read_input(struct input *in, const char *path)
 					    "row %lld: t %g is not a finite "
 					    "duration >= 0", r.name, r.section,
 					    rn, t);
-				ms_count(in->c, (long)s, (long)e, t, v == 1);
+				fek_milestone_count(in->c, (long)s, (long)e, t,
+				    v == 1);
 			}
 			in->records += got;
 		}
@@ -160,9 +161,9 @@ main(int argc, char **argv)
 	struct input in;
 	struct fek_header hm, hk;
 	struct fek_writer w;
-	struct ms_model m;
-	const struct ms_tally *ta;
-	struct ms_stat *ps;
+	struct fek_milestone_model m;
+	const struct fek_milestone_tally *ta;
+	struct fek_milestone_stat *ps;
 	long *tg = NULL, ntg = 0, np, *pi, *pj, i, e;
 	unsigned char *is_target, *reach, *nodata, *stuck;
 	double invalid = 0, limited = 0, row[8];
@@ -175,7 +176,7 @@ main(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "f:qTv", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
-			nerr += ms_parse_targets(optarg, &tg, &ntg);
+			nerr += fek_milestone_parse_targets(optarg, &tg, &ntg);
 			break;
 		case 'q':
 			fek_set_quiet(1);
@@ -208,16 +209,17 @@ main(int argc, char **argv)
 	}
 	if (ntg == 0)
 		is_target[in.n - 1] = 1;
-	snprintf(targets, sizeof targets, "%s", ms_list(is_target, in.n));
+	snprintf(targets, sizeof targets, "%s", fek_milestone_list(is_target,
+	    in.n));
 
 	/* the counts, and what they say about connectivity */
-	ta = ms_counter_tallies(in.c);
-	ms_counter_pairs(in.c, &np, &pi, &pj, &ps);
-	ms_model_build(&m, in.n, np, pi, pj, ps, NULL, NULL, NULL);
+	ta = fek_milestone_counter_tallies(in.c);
+	fek_milestone_counter_pairs(in.c, &np, &pi, &pj, &ps);
+	fek_milestone_model_build(&m, in.n, np, pi, pj, ps, NULL, NULL, NULL);
 	reach = fek_alloc((size_t)in.n, 1);
 	nodata = fek_alloc((size_t)in.n, 1);
 	stuck = fek_alloc((size_t)in.n, 1);
-	ms_reaching(&m, is_target, NULL, reach);
+	fek_milestone_reaching(&m, is_target, NULL, reach);
 	for (i = 0; i < in.n; i++) {
 		invalid += ta[i].ninvalid;
 		limited += ta[i].nlimit;
@@ -236,22 +238,24 @@ main(int argc, char **argv)
 		fek_warnx("%.0f valid records reached the time limit (end -1), "
 		    "from milestone%s %s: left out of K and tau, which are "
 		    "then biased toward fast exits", limited,
-		    strchr(ms_list(lim, in.n), ' ') ? "s" : "", ms_list(lim, in.n));
+		    strchr(fek_milestone_list(lim, in.n), ' ') ? "s" : "",
+		    fek_milestone_list(lim, in.n));
 		free(lim);
 	}
 	for (i = 0; i < in.n && !nodata[i]; i++)
 		;
 	if (i < in.n)
 		fek_warnx("milestone%s %s ha%s no trajectories (n 0)",
-		    strchr(ms_list(nodata, in.n), ' ') ? "s" : "",
-		    ms_list(nodata, in.n), strchr(ms_list(nodata, in.n), ' ') ?
-		    "ve" : "s");
+		    strchr(fek_milestone_list(nodata, in.n), ' ') ? "s" : "",
+		    fek_milestone_list(nodata, in.n),
+		    strchr(fek_milestone_list(nodata, in.n), ' ') ? "ve" : "s");
 	for (i = 0; i < in.n && !stuck[i]; i++)
 		;
 	if (i < in.n)
 		fek_warnx("milestone%s %s cannot reach the target %s through "
-		    "the observed transitions", strchr(ms_list(stuck, in.n),
-		    ' ') ? "s" : "", ms_list(stuck, in.n), targets);
+		    "the observed transitions", strchr(fek_milestone_list(stuck,
+		    in.n),
+		    ' ') ? "s" : "", fek_milestone_list(stuck, in.n), targets);
 	if (verbose)
 		fprintf(stderr, "milestone-kmat: %.0f records in %ld "
 		    "section%s, %ld milestones, %ld pairs i -> j, time unit "
@@ -273,7 +277,7 @@ main(int argc, char **argv)
 	if (fek_begin_section(&w, &hm) < 0)
 		fek_die();
 	for (i = 0; i < in.n; i++) {
-		const struct ms_stat *s = &ta[i].out;
+		const struct fek_milestone_stat *s = &ta[i].out;
 
 		row[0] = i;
 		row[1] = s->n;
@@ -314,7 +318,7 @@ main(int argc, char **argv)
 			row[4] = sqrt(k * (1 - k) / ni);
 			row[5] = m.stat[e].n * m.stat[e].mean / ni;
 			row[6] = m.stat[e].mean;
-			row[7] = ms_stat_sd(&m.stat[e]);
+			row[7] = fek_milestone_stat_sd(&m.stat[e]);
 			if (fek_write_rows(&w, row, 1) < 0)
 				fek_die();
 		}
@@ -325,8 +329,8 @@ main(int argc, char **argv)
 	fek_hdr_free(&hm);
 	fek_hdr_free(&hk);
 	fek_hdr_free(&in.first);
-	ms_model_free(&m);
-	ms_counter_free(in.c);
+	fek_milestone_model_free(&m);
+	fek_milestone_counter_free(in.c);
 	free(pi);
 	free(pj);
 	free(ps);

@@ -39,19 +39,19 @@ usage(void)
 }
 
 static int
-parse_bc(const char *arg, struct ms_bc *bc, int *have_source)
+parse_bc(const char *arg, struct fek_milestone_bc *bc, int *have_source)
 {
 	char *end;
 
 	*have_source = 0;
 	if (strcmp(arg, "reflect") == 0)
-		bc->kind = MS_BC_REFLECT;
+		bc->kind = FEK_MILESTONE_BC_REFLECT;
 	else if (strcmp(arg, "none") == 0)
-		bc->kind = MS_BC_NONE;
+		bc->kind = FEK_MILESTONE_BC_NONE;
 	else if (strcmp(arg, "recycle") == 0)
-		bc->kind = MS_BC_RECYCLE;
+		bc->kind = FEK_MILESTONE_BC_RECYCLE;
 	else if (strncmp(arg, "recycle=", 8) == 0) {
-		bc->kind = MS_BC_RECYCLE;
+		bc->kind = FEK_MILESTONE_BC_RECYCLE;
 		bc->source = strtol(arg + 8, &end, 10);
 		if (end == arg + 8 || *end != '\0' || bc->source < 0) {
 			fek_warnx("-b: '%s': the source is not a milestone "
@@ -108,10 +108,10 @@ positions(const struct fek_header *keys, long n)
 }
 
 static void
-carry_keys(struct fek_header *h, const struct ms_input *in, const char *bc,
-    const struct ms_request *rq, const char *targets,
-    enum ms_solver used, long trials, long seed, double temp, int argc,
-    char **argv)
+carry_keys(struct fek_header *h, const struct fek_milestone_input *in,
+    const char *bc, const struct fek_milestone_request *rq, const char *targets,
+    enum fek_milestone_solver used, long trials, long seed, double temp,
+    int argc, char **argv)
 {
 	const char *v;
 	int k;
@@ -128,7 +128,7 @@ carry_keys(struct fek_header *h, const struct ms_input *in, const char *bc,
 		fek_hdr_add(h, "START", "%ld", rq->start);
 		fek_hdr_add(h, "TARGET", "%s", targets);
 	}
-	fek_hdr_add(h, "SOLVER", "%s", ms_solver_name(used));
+	fek_hdr_add(h, "SOLVER", "%s", fek_milestone_solver_name(used));
 	if (trials > 0) {
 		fek_hdr_add(h, "BOOTSTRAP", "%ld", trials);
 		fek_hdr_add(h, "SEED", "%ld", seed);
@@ -149,15 +149,15 @@ main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct ms_input in;
-	struct ms_request rq;
-	struct ms_result res;
-	struct ms_spread sp;
+	struct fek_milestone_input in;
+	struct fek_milestone_request rq;
+	struct fek_milestone_result res;
+	struct fek_milestone_spread sp;
 	struct fek_header h;
 	struct fek_writer w;
 	struct timespec t0, t1;
 	enum fek_unit unit = FEK_KT;
-	enum ms_solver used;
+	enum fek_milestone_solver used;
 	const char *path = "-", *v;
 	unsigned char *is_target = NULL;
 	long trials = 0, seed = 1, start = -1, *tg = NULL, ntg = 0, i, n;
@@ -169,10 +169,10 @@ main(int argc, char **argv)
 	fek_setprogname(argv[0]);
 	memset(&rq, 0, sizeof rq);
 	memset(&sp, 0, sizeof sp);
-	rq.bc.kind = MS_BC_REFLECT;
+	rq.bc.kind = FEK_MILESTONE_BC_REFLECT;
 	rq.start = -1;
 	rq.target = -1;
-	rq.how = MS_SOLVE_AUTO;
+	rq.how = FEK_MILESTONE_SOLVE_AUTO;
 	while ((c = getopt_long(argc, argv, "B:b:f:qS:s:t:u:v", longopts,
 	    NULL)) != -1) {
 		switch (c) {
@@ -184,7 +184,7 @@ main(int argc, char **argv)
 			nerr += parse_bc(optarg, &rq.bc, &have_source);
 			break;
 		case 'f':
-			nerr += ms_parse_targets(optarg, &tg, &ntg);
+			nerr += fek_milestone_parse_targets(optarg, &tg, &ntg);
 			break;
 		case 'q':
 			fek_set_quiet(1);
@@ -210,7 +210,7 @@ main(int argc, char **argv)
 			verbose = 1;
 			break;
 		case OPT_SOLVER:
-			if (ms_solver_parse(optarg, &rq.how) < 0) {
+			if (fek_milestone_solver_parse(optarg, &rq.how) < 0) {
 				fek_warnx("--solver: '%s' is not auto, tridiag, "
 				    "band or dense", optarg);
 				nerr++;
@@ -234,7 +234,7 @@ main(int argc, char **argv)
 		usage();
 	if (optind < argc)
 		path = argv[optind];
-	if (ms_input_read(&in, path) < 0)
+	if (fek_milestone_input_read(&in, path) < 0)
 		fek_die();
 	n = in.m.n;
 
@@ -270,20 +270,21 @@ main(int argc, char **argv)
 	}
 	if (ntg == 0)
 		is_target[n - 1] = 1;	/* what -b recycle recycles */
-	snprintf(targets, sizeof targets, "%s", ms_list(is_target, n));
-	if (rq.bc.kind == MS_BC_RECYCLE && !have_source)
+	snprintf(targets, sizeof targets, "%s", fek_milestone_list(is_target,
+	    n));
+	if (rq.bc.kind == FEK_MILESTONE_BC_RECYCLE && !have_source)
 		rq.bc.source = start >= 0 ? start : 0;
 	if (rq.bc.source >= n)
 		fek_errx(FEK_EX_USAGE, "-b: the source %ld is outside 0..%ld",
 		    rq.bc.source, n - 1);
-	if (rq.bc.kind == MS_BC_RECYCLE && is_target[rq.bc.source])
+	if (rq.bc.kind == FEK_MILESTONE_BC_RECYCLE && is_target[rq.bc.source])
 		fek_errx(FEK_EX_USAGE, "-b: the source %ld is a target",
 		    rq.bc.source);
-	if (rq.bc.kind == MS_BC_RECYCLE)
+	if (rq.bc.kind == FEK_MILESTONE_BC_RECYCLE)
 		snprintf(bcname, sizeof bcname, "recycle %ld", rq.bc.source);
 	else
 		snprintf(bcname, sizeof bcname, "%s", rq.bc.kind ==
-		    MS_BC_REFLECT ? "reflect" : "none");
+		    FEK_MILESTONE_BC_REFLECT ? "reflect" : "none");
 	pass = start >= 0;
 	if (pass) {
 		rq.start = start;
@@ -291,8 +292,8 @@ main(int argc, char **argv)
 		rq.target = ntg == 1 ? tg[0] : -1;
 	} else
 		rq.is_target = is_target;
-	used = ms_solver_pick(&in.m, rq.how);
-	rq.cumulative = pass && (used != MS_SOLVE_DENSE ||
+	used = fek_milestone_solver_pick(&in.m, rq.how);
+	rq.cumulative = pass && (used != FEK_MILESTONE_SOLVE_DENSE ||
 	    n <= MS_CUMULATIVE_DENSE_MAX);
 	if (pass && !rq.cumulative)
 		fek_warnx("mfpt_from not computed: K is dense and has %ld > %d "
@@ -300,7 +301,7 @@ main(int argc, char **argv)
 
 	/* the point estimate */
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if (ms_analyse(&in.m, &rq, &res, 1) < 0)
+	if (fek_milestone_analyse(&in.m, &rq, &res, 1) < 0)
 		fek_die();
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	if (res.replaced)
@@ -317,8 +318,9 @@ main(int argc, char **argv)
 		fek_warnx("milestone%s %s ha%s no lifetime (no trajectories, "
 		    "no tau line): "
 		    "p written as 0 and F as inf, the others normalised",
-		    strchr(ms_list(mk, n), ' ') ? "s" : "", ms_list(mk, n),
-		    strchr(ms_list(mk, n), ' ') ? "ve" : "s");
+		    strchr(fek_milestone_list(mk, n), ' ') ? "s" : "",
+		    fek_milestone_list(mk, n),
+		    strchr(fek_milestone_list(mk, n), ' ') ? "ve" : "s");
 		free(mk);
 	}
 	if (pass) {
@@ -339,13 +341,13 @@ main(int argc, char **argv)
 	if (verbose)
 		fprintf(stderr, "qstat-mfpt: %ld milestones, %ld transitions, "
 		    "solver %s, boundary %s, analysis %.3f s\n", n,
-		    in.m.row[n], ms_solver_name(used), bcname,
+		    in.m.row[n], fek_milestone_solver_name(used), bcname,
 		    (t1.tv_sec - t0.tv_sec) + 1e-9 * (t1.tv_nsec -
 		    t0.tv_nsec));
 	if (trials > 0) {
 		clock_gettime(CLOCK_MONOTONIC, &t0);
-		if (ms_bootstrap(&in.m, &rq, &res, trials, (unsigned long
-		    long)seed, &sp, verbose || (!quiet &&
+		if (fek_milestone_bootstrap(&in.m, &rq, &res, trials,
+		    (unsigned long long)seed, &sp, verbose || (!quiet &&
 		    isatty(STDERR_FILENO)) ? progress : NULL) < 0)
 			fek_die();
 		clock_gettime(CLOCK_MONOTONIC, &t1);
@@ -469,9 +471,9 @@ main(int argc, char **argv)
 	fek_fshut(stdout, "stdout");
 	fek_hdr_free(&h);
 	fek_writer_free(&w);
-	ms_result_free(&res);
-	ms_spread_free(&sp);
-	ms_input_free(&in);
+	fek_milestone_result_free(&res);
+	fek_milestone_spread_free(&sp);
+	fek_milestone_input_free(&in);
 	free(pos);
 	free(tg);
 	free(is_target);

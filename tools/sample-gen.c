@@ -244,7 +244,7 @@ pool_device(void *ctx, const unsigned long long *count, const double *msum,
 	/* the device joined the groups; the tracker has nothing */
 	for (h = 0; h < p->nwin; h++)
 		if (group[h] != h)
-			wham_overlap_join(&p->ov, h, group[h]);
+			fek_wham_overlap_join(&p->ov, h, group[h]);
 	return 0;
 }
 

@@ -17,7 +17,7 @@
 
 #include "core/fek.h"
 #include "stream/stream.h"
-#include "pmd/pmd.h"
+#include "particles/particles.h"
 #include "particles/units.h"
 #include "particles/trajin.h"
 #include "tpi/tpi.h"

@@ -42,7 +42,7 @@ usage(void)
 #define CHUNK_ROWS 65536	/* histogram rows read at a time */
 
 struct input {
-	struct wham_problem p;
+	struct fek_wham_problem p;
 	long cap, nbias;
 	long long nnz, nnzcap;
 	struct fek_header first;	/* keys carried to the output */
@@ -52,7 +52,7 @@ struct input {
 					 * -w) */
 	unsigned char *tobuild;		/* per window: its bias built here */
 	int keep;			/* keep the histograms (-B) */
-	struct wham_overlap ov;
+	struct fek_wham_overlap ov;
 	long built;			/* windows whose bias was built here */
 	long lnc_cap;			/* windows the lnc table holds */
 	/* i32 histograms read whole and summed afterwards, in parallel
@@ -119,7 +119,7 @@ slab_take(struct input *in, long long npairs)
 static void
 reserve(struct input *in, long got, long long declared)
 {
-	struct wham_problem *p = &in->p;
+	struct fek_wham_problem *p = &in->p;
 
 	if (!in->keep || in->nnz + got <= in->nnzcap)
 		return;
@@ -138,7 +138,7 @@ static void
 same_grid(struct input *in, struct fek_reader *r, struct fek_header *h,
     const struct fek_grid *gp)
 {
-	struct wham_problem *p = &in->p;
+	struct fek_wham_problem *p = &in->p;
 	struct fek_grid g = *gp;
 	enum fek_unit eu;
 	double temp;
@@ -152,7 +152,7 @@ same_grid(struct input *in, struct fek_reader *r, struct fek_header *h,
 		fek_hdr_copy(&in->first, h);
 		in->have_first = 1;
 		p->counts = fek_alloc((size_t)g.nbins, sizeof(double));
-		wham_overlap_init(&in->ov, g.nbins);
+		fek_wham_overlap_init(&in->ov, g.nbins);
 	} else {
 		if (!fek_grid_same(&g, &p->grid))
 			fek_errx(FEK_EX_DATA, "%s: section %ld: AXIS/BINS "
@@ -173,7 +173,7 @@ same_grid(struct input *in, struct fek_reader *r, struct fek_header *h,
 static void
 room_for_windows(struct input *in, long want)
 {
-	struct wham_problem *p = &in->p;
+	struct fek_wham_problem *p = &in->p;
 
 	if (want > in->cap) {
 		in->cap = in->cap ? 2 * in->cap : 64;
@@ -212,7 +212,7 @@ room_for_windows(struct input *in, long want)
 static void
 add_histogram(struct input *in, struct fek_reader *r, struct fek_header *h)
 {
-	struct wham_problem *p = &in->p;
+	struct fek_wham_problem *p = &in->p;
 	struct fek_grid g;
 	struct fek_window win;
 	static double rows[2 * CHUNK_ROWS];
@@ -299,7 +299,7 @@ add_histogram(struct input *in, struct fek_reader *r, struct fek_header *h)
 				in->nnz++;
 			}
 			if (c > 0)
-				wham_overlap_add(&in->ov, p->nwin, b);
+				fek_wham_overlap_add(&in->ov, p->nwin, b);
 			p->counts[b] += c;
 			n += c;
 			if (p->mean != NULL)
@@ -327,7 +327,7 @@ add_histogram(struct input *in, struct fek_reader *r, struct fek_header *h)
 static double *
 lnc_row(struct input *in, long h)
 {
-	struct wham_problem *p = &in->p;
+	struct fek_wham_problem *p = &in->p;
 	int d;
 
 	if (p->lnc == NULL) {
@@ -368,7 +368,7 @@ build_bias(struct input *in)
 static void
 build_biases(struct input *in)
 {
-	struct wham_problem *p = &in->p;
+	struct fek_wham_problem *p = &in->p;
 	double beta = 1.0 / (fek_kb(in->energy) * p->temp);
 	long h;
 
@@ -386,7 +386,7 @@ build_biases(struct input *in)
 static void
 add_bias(struct input *in, struct fek_reader *r, struct fek_header *h)
 {
-	struct wham_problem *p = &in->p;
+	struct fek_wham_problem *p = &in->p;
 	struct fek_grid g;
 	struct fek_window win;
 	double *rows, *lnc;
@@ -438,7 +438,7 @@ add_bias(struct input *in, struct fek_reader *r, struct fek_header *h)
 static void
 add_pooled(struct input *in, struct fek_reader *r, struct fek_header *h)
 {
-	struct wham_problem *p = &in->p;
+	struct fek_wham_problem *p = &in->p;
 	struct fek_grid g;
 	static double rows[2 * CHUNK_ROWS];
 	double nw;
@@ -492,7 +492,7 @@ add_pooled(struct input *in, struct fek_reader *r, struct fek_header *h)
 static void
 add_windows(struct input *in, struct fek_reader *r, struct fek_header *h)
 {
-	struct wham_problem *p = &in->p;
+	struct fek_wham_problem *p = &in->p;
 	struct fek_grid g;
 	double *rows, total = 0;
 	long long n, w;
@@ -580,7 +580,7 @@ add_windows(struct input *in, struct fek_reader *r, struct fek_header *h)
 static void
 ingest_packed(struct input *in)
 {
-	struct wham_problem *p = &in->p;
+	struct fek_wham_problem *p = &in->p;
 	long H = p->nwin, h, bad_h = -1;
 	long long B = p->grid.nbins, b, *bad;
 	long *owner = in->ov.owner, *first;
@@ -698,7 +698,7 @@ ingest_packed(struct input *in)
 		}
 #pragma omp critical
 		for (i = 0; i < ne; i += 2)
-			wham_overlap_join(&in->ov, edge[i], edge[i + 1]);
+			fek_wham_overlap_join(&in->ov, edge[i], edge[i + 1]);
 		free(edge);
 		free(seen);
 	}
@@ -773,11 +773,11 @@ progress(long it, double delta)
 }
 
 static void
-write_output(const struct input *in, const struct wham_result *res,
-    const struct wham_options *o, int text, int argc, char **argv)
+write_output(const struct input *in, const struct fek_wham_result *res,
+    const struct fek_wham_options *o, int text, int argc, char **argv)
 {
 	int sd = res->sd_lnp != NULL;
-	const struct wham_problem *p = &in->p;
+	const struct fek_wham_problem *p = &in->p;
 	struct fek_writer w;
 	struct fek_header h;
 	const char *v;
@@ -799,7 +799,7 @@ write_output(const struct input *in, const struct wham_result *res,
 	for (k = 0; (v = fek_hdr_get(&in->first, "PROV", k)) != NULL; k++)
 		fek_hdr_add(&h, "PROV", "%s", v);
 	fek_hdr_add(&h, "WINDOWS", "%ld", p->nwin);
-	fek_hdr_add(&h, "SOLVER", "%s%s", wham_solver_name(res->solver),
+	fek_hdr_add(&h, "SOLVER", "%s%s", fek_wham_solver_name(res->solver),
 	    res->handover ? "-lbfgs" : "");
 	fek_hdr_add(&h, "ITERATIONS", "%ld", res->iterations);
 	fek_hdr_add(&h, "SWEEPS", "%ld", res->sweeps);
@@ -893,7 +893,7 @@ write_output(const struct input *in, const struct wham_result *res,
 #define COARSE_BIN 0.5
 
 static double
-bins_per_width(const struct wham_problem *p, double kT)
+bins_per_width(const struct fek_wham_problem *p, double kT)
 {
 	double worst = 0, r;
 	long h;
@@ -924,9 +924,10 @@ main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct wham_options o = { 1e-7, 1000000, WHAM_AUTO, 0, 0, NULL, NULL };
-	struct wham_spline_options so = { 0, 100, NULL };
-	struct wham_result res;
+	struct fek_wham_options o = { 1e-7, 1000000, FEK_WHAM_AUTO, 0, 0, NULL,
+	    NULL };
+	struct fek_wham_spline_options so = { 0, 100, NULL };
+	struct fek_wham_result res;
 	struct input in;
 	double t_start, t_dev, t_in, t_solve0, t_solve, t_boot, last_s = 0;
 	enum fek_device dev = FEK_DEV_AUTO, use;
@@ -981,7 +982,7 @@ main(int argc, char **argv)
 			    "--maxiter", &o.maxiter);
 			break;
 		case OPT_SOLVER:
-			if (wham_solver_parse(optarg, &o.solver) < 0) {
+			if (fek_wham_solver_parse(optarg, &o.solver) < 0) {
 				fek_warnx("--solver: '%s' is not auto, iterate, "
 				    "newton or lbfgs", optarg);
 				nerr++;
@@ -1000,7 +1001,7 @@ main(int argc, char **argv)
 	if (nerr)
 		usage();
 	t_start = fek_seconds();
-	/* auto: decided by wham_solve once the problem is known (a CUDA
+	/* auto: decided by fek_wham_solve once the problem is known (a CUDA
 	 * context costs more than most solves); cpu and gpu: now, so that
 	 * the context is made while the input is read */
 	if (fek_device_request(dev, &use) < 0)
@@ -1053,8 +1054,8 @@ main(int argc, char **argv)
 	build_biases(&in);
 	/* pooled input: its writer joined the windows (column group) */
 	if (in.pool_sec)
-		wham_overlap_free(&in.ov);
-	else if (wham_overlap_check(&in.ov, &in.p) < 0)
+		fek_wham_overlap_free(&in.ov);
+	else if (fek_wham_overlap_check(&in.ov, &in.p) < 0)
 		fek_die();
 	t_in = fek_seconds();
 	fek_trace("input read");
@@ -1076,10 +1077,10 @@ main(int argc, char **argv)
 		so.tol = 1e3 * o.tol;
 		if (verbose)
 			so.report = report_round;
-		if (wham_solve_spline(&in.p, 1.0 / (fek_kb(in.energy) *
+		if (fek_wham_solve_spline(&in.p, 1.0 / (fek_kb(in.energy) *
 		    in.p.temp), &o, &so, &res, &rounds, &last_s) < 0)
 			fek_die();
-	} else if (wham_solve(&in.p, &o, &res) < 0)
+	} else if (fek_wham_solve(&in.p, &o, &res) < 0)
 		fek_die();
 	t_solve = fek_seconds();
 	fek_trace("solved");
@@ -1087,8 +1088,8 @@ main(int argc, char **argv)
 		fprintf(stderr, "wham-gpu: -d auto: the %s (a CPU solve "
 		    "estimated at %.2g s, %s)\n", res.gpu ? "GPU" : "CPU",
 		    res.cpu_est_s, res.gpu ? "more than a CUDA context costs" :
-		    res.cpu_est_s <= WHAM_AUTO_GPU_ABOVE_S ? "less than a CUDA "
-		    "context costs" : "but no usable GPU");
+		    res.cpu_est_s <= FEK_WHAM_AUTO_GPU_ABOVE_S ?
+		    "less than a CUDA context costs" : "but no usable GPU");
 	if (verbose) {
 		double s = t_solve - t_solve0;
 
@@ -1102,14 +1103,14 @@ main(int argc, char **argv)
 		    "(solver %s, %ld sweeps of %.3f ms, %s)%s\n",
 		    res.iterations, res.maxdelta, s, 1e3 * s /
 		    (res.iterations + 1), res.handover ? "newton, then "
-		    "lbfgs" : wham_solver_name(res.solver),
+		    "lbfgs" : fek_wham_solver_name(res.solver),
 		    res.sweeps, 1e3 * s / res.sweeps, res.tensor ?
 		    "window grid" : "general windows", res.logspace_bins ?
 		    " (some sums in log space)" : "");
 	}
 	if (trials > 0) {
 		o.progress = NULL;
-		if (wham_bootstrap(&in.p, &o, trials, (unsigned long)seed,
+		if (fek_wham_bootstrap(&in.p, &o, trials, (unsigned long)seed,
 		    &res) < 0)
 			fek_die();
 		if (verbose)
@@ -1127,8 +1128,8 @@ main(int argc, char **argv)
 		    t_solve - t_solve0 - res.setup_s, t_boot - t_solve,
 		    fek_seconds() - t_boot);
 	fek_hdr_free(&in.first);
-	wham_result_free(&res);
-	wham_problem_free(&in.p);
+	fek_wham_result_free(&res);
+	fek_wham_problem_free(&in.p);
 	fek_trace("exit");
 	return 0;
 }

@@ -17,7 +17,7 @@
 #include "mm/nonbonded_eval.h"
 extern "C" {
 #include "core/fek.h"
-#include "pmd/pmd.h"
+#include "particles/particles.h"
 }
 #include "core/cuda_check.cuh"
 #include "mm/mm_int.cuh"

@@ -42,9 +42,11 @@
 
 #include "mm/bonded_eval.h"
 #include "mm/nonbonded_eval.h"
+/* Random123's philox.h is C++ here: outside the extern "C" block. */
+#include "particles/rng_eval.h"
 extern "C" {
 #include "core/fek.h"
-#include "pmd/pmd.h"
+#include "particles/particles.h"
 }
 #include "core/cuda_check.cuh"
 #include "mm/mm_int.cuh"

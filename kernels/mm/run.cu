@@ -49,9 +49,11 @@
 
 #include "mm/settle_eval.h"
 #include "mm/vec3.h"
+/* Random123's philox.h is C++ here: outside the extern "C" block. */
+#include "particles/rng_eval.h"
 extern "C" {
 #include "core/fek.h"
-#include "pmd/pmd.h"
+#include "particles/particles.h"
 }
 #include "core/cuda_check.cuh"
 #include "mm/mm_int.cuh"

@@ -12,7 +12,7 @@
 
 #include <cuda_runtime.h>
 
-#include "pmd/pmd_eval.h"		/* struct fek_box */
+#include "particles/box_eval.h"
 
 struct fek_boxf {
 	float lx, ly, lz, xy, xz, yz, ilx, ily, ilz;

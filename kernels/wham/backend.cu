@@ -59,8 +59,8 @@ struct scal {
 };
 
 struct gpu {
-	const struct wham_problem *p;
-	const struct wham_factors *f;
+	const struct fek_wham_problem *p;
+	const struct fek_wham_factors *f;
 	struct dims dm;
 	double *u, *a, *lnfn, *M, *lnN, *lnB, *cnt, *lnc, *lnp;
 	double *G, *T0, *T1, *C1, *K, *den, *s, *part;
@@ -186,7 +186,7 @@ k_weights(struct dims dm, const double *u, const double *lnN,
 	if (threadIdx.x == 0) {
 		sc->A = top;
 		sc->lo = lo;
-		sc->exact1 = top - lo > WHAM_RANGE_LIMIT;
+		sc->exact1 = top - lo > FEK_WHAM_RANGE_LIMIT;
 		sc->nexact = 0;
 	}
 }
@@ -345,7 +345,7 @@ k_lnp(struct dims dm, const double *den, const double *lnB,
 		lnp[b] = -HUGE_VAL;
 		return;
 	}
-	if (!sc->exact1 && den[b] > WHAM_TINY) {
+	if (!sc->exact1 && den[b] > FEK_WHAM_TINY) {
 		lnp[b] = lnB[b] - sc->A - log(den[b]);
 		return;
 	}
@@ -431,7 +431,7 @@ k_normalise(int np, const struct part *pt, double ntot, struct scal *sc)
 		sc->blo = lo;
 		sc->lnz = top + log(z);
 		sc->s = sn - ntot * sc->lnz;
-		sc->exact2 = top - lo > WHAM_RANGE_LIMIT;
+		sc->exact2 = top - lo > FEK_WHAM_RANGE_LIMIT;
 	}
 }
 
@@ -464,7 +464,7 @@ k_lnfn(struct dims dm, const double *sw, const long *perm, const double *M,
 		return;
 	P = sc->top - sc->lnz;
 	s = sw[perm ? perm[h] : h];
-	if (!sc->exact2 && s > WHAM_TINY) {
+	if (!sc->exact2 && s > FEK_WHAM_TINY) {
 		lnfn[h] = -(M[h] + P + log(s));
 		return;
 	}
@@ -503,7 +503,7 @@ chunk(long Kd, int splits)
 static double *
 modes(struct gpu *g, double *in, double *other, int to_bins)
 {
-	const struct wham_factors *f = g->f;
+	const struct fek_wham_factors *f = g->f;
 	double *src = in, *dst = other, *t;
 	long long size = 1, C;
 	int d;
@@ -536,7 +536,7 @@ modes(struct gpu *g, double *in, double *other, int to_bins)
 static void
 enqueue_eval(struct gpu *g)
 {
-	const struct wham_factors *f = g->f;
+	const struct fek_wham_factors *f = g->f;
 	struct dims dm = g->dm;
 	cudaStream_t st = g->st;
 	double *den, *sw, *X;
@@ -611,7 +611,7 @@ static long
 gpu_eval(void *ctx, const double *u, double *lnfn, double *lnz, double *s)
 {
 	struct gpu *g = (struct gpu *)ctx;
-	const struct wham_factors *f = g->f;
+	const struct fek_wham_factors *f = g->f;
 
 	if (g->prof) {		/* timed step by step, no graph */
 		double t0 = fek_seconds();
@@ -667,7 +667,7 @@ static int
 gpu_counts(void *ctx)
 {
 	struct gpu *g = (struct gpu *)ctx;
-	const struct wham_factors *f = g->f;
+	const struct fek_wham_factors *f = g->f;
 
 	/* on the evaluations' stream, finished before the next one */
 	CK(cudaMemcpyAsync(g->lnB, f->lnB, f->B * sizeof(double),
@@ -723,8 +723,8 @@ struct carve {
 static int
 setup(struct gpu *g)
 {
-	const struct wham_problem *p = g->p;
-	const struct wham_factors *f = g->f;
+	const struct fek_wham_problem *p = g->p;
+	const struct fek_wham_factors *f = g->f;
 	size_t H = f->H, B = (size_t)f->B, total = 0, off = 0, i, n = 0;
 	long gsize = 0, *ident = NULL;
 	struct carve c[24];
@@ -804,8 +804,8 @@ setup(struct gpu *g)
 }
 
 extern "C" int
-wham_gpu_backend(const struct wham_problem *p, const struct wham_factors *f,
-    struct wham_backend *be)
+fek_wham_gpu_backend(const struct fek_wham_problem *p,
+    const struct fek_wham_factors *f, struct fek_wham_backend *be)
 {
 	struct gpu *g = (struct gpu *)fek_alloc(1, sizeof *g);
 	int d;

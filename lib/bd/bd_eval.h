@@ -51,7 +51,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#include "pmd/pmd_eval.h"
+#include "particles/rng_eval.h"
 
 #define FEK_RNG_BD_START 5	/* start position and orientations */
 #define FEK_RNG_BD_STEP 6	/* a step's nine normals */

@@ -9,8 +9,8 @@
  * distribution with those two moments, which is the exact distribution
  * when durations are exponential and a smooth stand-in otherwise; only
  * counts, means and variances need to travel from milestone-kmat.
- * ms_bootstrap() analyses each copy as the point estimate was and keeps
- * the spread of every quantity.
+ * fek_milestone_bootstrap() analyses each copy as the point estimate was
+ * and keeps the spread of every quantity.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -25,7 +25,8 @@
 #include "milestone/milestone.h"
 
 void
-ms_resample(struct ms_model *dst, const struct ms_model *src, gsl_rng *rng)
+fek_milestone_resample(struct fek_milestone_model *dst,
+    const struct fek_milestone_model *src, gsl_rng *rng)
 {
 	long i, k, w = 0;
 	double *p;
@@ -48,8 +49,8 @@ ms_resample(struct ms_model *dst, const struct ms_model *src, gsl_rng *rng)
 			continue;
 		gsl_ran_multinomial(rng, (size_t)nr, (unsigned int)ni, p, cnt);
 		for (k = 0; k < nr; k++) {
-			const struct ms_stat *s = &src->stat[r0 + k];
-			struct ms_stat *d = &dst->stat[r0 + k];
+			const struct fek_milestone_stat *s = &src->stat[r0 + k];
+			struct fek_milestone_stat *d = &dst->stat[r0 + k];
 			double var = s->n > 0 ? s->m2 / s->n : 0, sum;
 
 			d->n = cnt[k];
@@ -67,12 +68,12 @@ ms_resample(struct ms_model *dst, const struct ms_model *src, gsl_rng *rng)
 	}
 	free(p);
 	free(cnt);
-	ms_model_from_stats(dst);
+	fek_milestone_model_from_stats(dst);
 }
 
 /* Per-element running statistics of a vector over the trials. */
 struct vacc {
-	struct ms_stat *st;
+	struct fek_milestone_stat *st;
 	unsigned char *inf;
 };
 
@@ -90,7 +91,7 @@ vacc_add(struct vacc *a, const double *x, long n)
 
 	for (i = 0; i < n; i++) {
 		if (isfinite(x[i]) && x[i] >= 0)
-			ms_stat_add(&a->st[i], x[i]);
+			fek_milestone_stat_add(&a->st[i], x[i]);
 		else
 			a->inf[i] = 1;
 	}
@@ -122,12 +123,14 @@ spread(double *v, long k, double *sd, double *lo, double *hi)
 }
 
 int
-ms_bootstrap(const struct ms_model *m, const struct ms_request *rq,
-    const struct ms_result *point, long trials, unsigned long long seed,
-    struct ms_spread *out, void (*progress)(long done, long total))
+fek_milestone_bootstrap(const struct fek_milestone_model *m,
+    const struct fek_milestone_request *rq,
+    const struct fek_milestone_result *point, long trials,
+    unsigned long long seed,
+    struct fek_milestone_spread *out, void (*progress)(long done, long total))
 {
-	struct ms_model bm;
-	struct ms_result r;
+	struct fek_milestone_model bm;
+	struct fek_milestone_result r;
 	struct vacc aq, ap, aF, ac, at;
 	double *fwd, *rev;
 	long n = m->n, b, k = 0, krev = 0;
@@ -144,12 +147,12 @@ ms_bootstrap(const struct ms_model *m, const struct ms_request *rq,
 	}
 	fwd = fek_alloc((size_t)trials, sizeof *fwd);
 	rev = fek_alloc((size_t)trials, sizeof *rev);
-	ms_model_copy(&bm, m);
+	fek_milestone_model_copy(&bm, m);
 	for (b = 0; b < trials; b++) {
 		if (progress && (b % 64 == 0))
 			progress(b, trials);
-		ms_resample(&bm, m, rng);
-		rc = ms_analyse(&bm, rq, &r, 0);
+		fek_milestone_resample(&bm, m, rng);
+		rc = fek_milestone_analyse(&bm, rq, &r, 0);
 		if (rc < 0 || (pass && point->have_rev && !r.have_rev)) {
 			if (out->failed++ == 0 && rc < 0)
 				snprintf(out->why, sizeof out->why, "%s",
@@ -157,7 +160,7 @@ ms_bootstrap(const struct ms_model *m, const struct ms_request *rq,
 			else if (out->failed == 1)
 				snprintf(out->why, sizeof out->why, "the way "
 				    "back: %.380s", r.rev_why);
-			ms_result_free(&r);
+			fek_milestone_result_free(&r);
 			continue;
 		}
 		vacc_add(&aq, r.q, n);
@@ -171,7 +174,7 @@ ms_bootstrap(const struct ms_model *m, const struct ms_request *rq,
 				rev[krev++] = r.rev;
 		}
 		k++;
-		ms_result_free(&r);
+		fek_milestone_result_free(&r);
 	}
 	if (progress)
 		progress(trials, trials);
@@ -191,7 +194,7 @@ ms_bootstrap(const struct ms_model *m, const struct ms_request *rq,
 	}
 	free(fwd);
 	free(rev);
-	ms_model_free(&bm);
+	fek_milestone_model_free(&bm);
 	fek_rng_free(rng);
 	if (k < 2)
 		return fek_seterr(FEK_EX_NUMERIC, "bootstrap: only %ld of %ld "
@@ -201,7 +204,7 @@ ms_bootstrap(const struct ms_model *m, const struct ms_request *rq,
 }
 
 void
-ms_spread_free(struct ms_spread *s)
+fek_milestone_spread_free(struct fek_milestone_spread *s)
 {
 	free(s->sd_q);
 	free(s->sd_p);

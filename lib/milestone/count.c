@@ -16,7 +16,7 @@
 #include "milestone/milestone.h"
 
 void
-ms_stat_add(struct ms_stat *s, double t)
+fek_milestone_stat_add(struct fek_milestone_stat *s, double t)
 {
 	double d = t - s->mean;
 
@@ -26,7 +26,8 @@ ms_stat_add(struct ms_stat *s, double t)
 }
 
 void
-ms_stat_merge(struct ms_stat *a, const struct ms_stat *b)
+fek_milestone_stat_merge(struct fek_milestone_stat *a,
+    const struct fek_milestone_stat *b)
 {
 	double n = a->n + b->n, d;
 
@@ -43,24 +44,24 @@ ms_stat_merge(struct ms_stat *a, const struct ms_stat *b)
 }
 
 double
-ms_stat_sd(const struct ms_stat *s)
+fek_milestone_stat_sd(const struct fek_milestone_stat *s)
 {
 	return s->n >= 2 && s->m2 > 0 ? sqrt(s->m2 / s->n) : 0;
 }
 
-struct ms_counter {
+struct fek_milestone_counter {
 	long n;
-	struct ms_tally *tally;
+	struct fek_milestone_tally *tally;
 	/* hash table of pairs: key i n + j + 1 (0 marks an empty slot) */
 	unsigned long long *key;
-	struct ms_stat *stat;
+	struct fek_milestone_stat *stat;
 	size_t cap, used;
 };
 
-struct ms_counter *
-ms_counter_new(long n)
+struct fek_milestone_counter *
+fek_milestone_counter_new(long n)
 {
-	struct ms_counter *c = fek_alloc(1, sizeof *c);
+	struct fek_milestone_counter *c = fek_alloc(1, sizeof *c);
 
 	c->n = n;
 	c->tally = fek_alloc((size_t)n, sizeof *c->tally);
@@ -71,7 +72,7 @@ ms_counter_new(long n)
 }
 
 void
-ms_counter_free(struct ms_counter *c)
+fek_milestone_counter_free(struct fek_milestone_counter *c)
 {
 	if (c == NULL)
 		return;
@@ -88,11 +89,11 @@ slot_of(unsigned long long key, size_t cap)
 }
 
 static void
-grow(struct ms_counter *c)
+grow(struct fek_milestone_counter *c)
 {
 	size_t oldcap = c->cap, k, s;
 	unsigned long long *okey = c->key;
-	struct ms_stat *ostat = c->stat;
+	struct fek_milestone_stat *ostat = c->stat;
 
 	c->cap *= 2;
 	c->key = fek_alloc(c->cap, sizeof *c->key);
@@ -111,9 +112,10 @@ grow(struct ms_counter *c)
 }
 
 void
-ms_count(struct ms_counter *c, long start, long end, double t, int valid)
+fek_milestone_count(struct fek_milestone_counter *c, long start, long end,
+    double t, int valid)
 {
-	struct ms_tally *ta = &c->tally[start];
+	struct fek_milestone_tally *ta = &c->tally[start];
 	unsigned long long key;
 	size_t s;
 
@@ -125,7 +127,7 @@ ms_count(struct ms_counter *c, long start, long end, double t, int valid)
 		ta->nlimit += 1;
 		return;
 	}
-	ms_stat_add(&ta->out, t);
+	fek_milestone_stat_add(&ta->out, t);
 	key = (unsigned long long)start * (unsigned long long)c->n +
 	    (unsigned long long)end + 1;
 	for (s = slot_of(key, c->cap); c->key[s] && c->key[s] != key;
@@ -141,11 +143,11 @@ ms_count(struct ms_counter *c, long start, long end, double t, int valid)
 		c->key[s] = key;
 		c->used++;
 	}
-	ms_stat_add(&c->stat[s], t);
+	fek_milestone_stat_add(&c->stat[s], t);
 }
 
-const struct ms_tally *
-ms_counter_tallies(const struct ms_counter *c)
+const struct fek_milestone_tally *
+fek_milestone_counter_tallies(const struct fek_milestone_counter *c)
 {
 	return c->tally;
 }
@@ -160,8 +162,8 @@ cmp_key(const void *a, const void *b)
 }
 
 void
-ms_counter_pairs(const struct ms_counter *c, long *np, long **pi, long **pj,
-    struct ms_stat **ps)
+fek_milestone_counter_pairs(const struct fek_milestone_counter *c, long *np,
+    long **pi, long **pj, struct fek_milestone_stat **ps)
 {
 	/* sort (key, slot) pairs by key: key order is (i, j) order */
 	unsigned long long (*ks)[2];

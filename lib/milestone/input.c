@@ -24,7 +24,8 @@
 #define MS_MAXMILESTONES 2147483647L
 
 int
-ms_key_milestones(struct fek_reader *r, const struct fek_header *h, long *n)
+fek_milestone_key_milestones(struct fek_reader *r, const struct fek_header *h,
+    long *n)
 {
 	double v;
 
@@ -42,7 +43,7 @@ ms_key_milestones(struct fek_reader *r, const struct fek_header *h, long *n)
 struct pair {
 	long i, j, line;
 	double k;
-	struct ms_stat st;
+	struct fek_milestone_stat st;
 };
 
 static int
@@ -70,13 +71,14 @@ push(struct pair **p, long *np, long *cap, const struct pair *v)
 /* Build the model from the sorted pairs: by statistics (counts) or by
  * the K values and lifetimes given. */
 static void
-build(struct ms_model *m, long n, const struct pair *p, long np, int counts,
-    const double *tau, const unsigned char *has_tau)
+build(struct fek_milestone_model *m, long n, const struct pair *p, long np,
+    int counts, const double *tau, const unsigned char *has_tau)
 {
 	long *pi = fek_alloc((size_t)(np ? np : 1), sizeof *pi);
 	long *pj = fek_alloc((size_t)(np ? np : 1), sizeof *pj);
 	double *kv = fek_alloc((size_t)(np ? np : 1), sizeof *kv);
-	struct ms_stat *st = fek_alloc((size_t)(np ? np : 1), sizeof *st);
+	struct fek_milestone_stat *st = fek_alloc((size_t)(np ? np : 1),
+	    sizeof *st);
 	long e;
 
 	for (e = 0; e < np; e++) {
@@ -85,7 +87,7 @@ build(struct ms_model *m, long n, const struct pair *p, long np, int counts,
 		kv[e] = p[e].k;
 		st[e] = p[e].st;
 	}
-	ms_model_build(m, n, np, pi, pj, counts ? st : NULL, kv, tau,
+	fek_milestone_model_build(m, n, np, pi, pj, counts ? st : NULL, kv, tau,
 	    has_tau);
 	free(pi);
 	free(pj);
@@ -119,7 +121,7 @@ parse_value(const char *tok, double *v)
 }
 
 static int
-read_text(struct ms_input *in, const char *name, char *buf)
+read_text(struct fek_milestone_input *in, const char *name, char *buf)
 {
 	struct pair *p = NULL, v;
 	long np = 0, cap = 0, lineno = 0, n = 0, e, w, i;
@@ -270,7 +272,7 @@ out:
 /* ---- kernel sections ---------------------------------------------------- */
 
 static int
-read_kernels(struct ms_input *in, struct fek_reader *r)
+read_kernels(struct fek_milestone_input *in, struct fek_reader *r)
 {
 	struct fek_header h;
 	struct pair *p = NULL, v;
@@ -297,7 +299,7 @@ read_kernels(struct ms_input *in, struct fek_reader *r)
 			    "(the output of milestone-kmat)", h.kind);
 			break;
 		}
-		if ((rc = ms_key_milestones(r, &h, &ns)) < 0)
+		if ((rc = fek_milestone_key_milestones(r, &h, &ns)) < 0)
 			break;
 		if (nk > 0 && ns != n) {
 			rc = fek_rerr(r, FEK_EX_DATA, "key MILESTONES: %ld, but "
@@ -375,7 +377,7 @@ read_kernels(struct ms_input *in, struct fek_reader *r)
 	qsort(p, (size_t)np, sizeof *p, cmp_pair);
 	for (e = 0, w = -1; e < np; e++) {
 		if (w >= 0 && p[e].i == p[w].i && p[e].j == p[w].j)
-			ms_stat_merge(&p[w].st, &p[e].st);
+			fek_milestone_stat_merge(&p[w].st, &p[e].st);
 		else
 			p[++w] = p[e];
 	}
@@ -385,7 +387,7 @@ read_kernels(struct ms_input *in, struct fek_reader *r)
 }
 
 int
-ms_input_read(struct ms_input *in, const char *path)
+fek_milestone_input_read(struct fek_milestone_input *in, const char *path)
 {
 	struct fek_reader r;
 	char *buf = NULL;
@@ -438,15 +440,15 @@ out:
 }
 
 void
-ms_input_free(struct ms_input *in)
+fek_milestone_input_free(struct fek_milestone_input *in)
 {
-	ms_model_free(&in->m);
+	fek_milestone_model_free(&in->m);
 	fek_hdr_free(&in->keys);
 }
 
 /* -f a,b,c: target milestones (checked against their number later). */
 int
-ms_parse_targets(const char *arg, long **t, long *nt)
+fek_milestone_parse_targets(const char *arg, long **t, long *nt)
 {
 	char buf[4096], *tok, *save, *end;
 

@@ -18,7 +18,7 @@
 #include "milestone/milestone.h"
 
 void
-ms_result_free(struct ms_result *res)
+fek_milestone_result_free(struct fek_milestone_result *res)
 {
 	free(res->q);
 	free(res->p);
@@ -31,8 +31,8 @@ ms_result_free(struct ms_result *res)
 }
 
 static int
-stationary(const struct ms_model *bc, const struct ms_request *rq,
-    struct ms_result *res)
+stationary(const struct fek_milestone_model *bc,
+    const struct fek_milestone_request *rq, struct fek_milestone_result *res)
 {
 	long n = bc->n, i;
 	unsigned char *all = fek_alloc((size_t)n, 1);
@@ -40,7 +40,7 @@ stationary(const struct ms_model *bc, const struct ms_request *rq,
 	int rc;
 
 	memset(all, 1, (size_t)n);
-	rc = ms_stationary(bc, all, 0, rq->how, res->q);
+	rc = fek_milestone_stationary(bc, all, 0, rq->how, res->q);
 	free(all);
 	if (rc < 0)
 		return rc;
@@ -66,23 +66,26 @@ stationary(const struct ms_model *bc, const struct ms_request *rq,
 
 /* The MFPTs, committor and mfpt_to of a start and its targets. */
 static int
-passage(const struct ms_model *bc, const struct ms_request *rq,
-    struct ms_result *res, int full)
+passage(const struct fek_milestone_model *bc,
+    const struct fek_milestone_request *rq,
+    struct fek_milestone_result *res, int full)
 {
 	long n = bc->n, s = rq->start, f = rq->target, m;
 	unsigned char *one;
 	int rc;
 
-	if (ms_mfpt(bc, s, rq->is_target, rq->how, &res->fwd) < 0)
+	if (fek_milestone_mfpt(bc, s, rq->is_target, rq->how, &res->fwd) < 0)
 		return -1;
-	if (ms_mfpt_all(bc, rq->is_target, rq->how, res->mto, NULL) < 0 ||
-	    ms_committor(bc, s, rq->is_target, rq->how, res->committor) < 0)
+	if (fek_milestone_mfpt_all(bc, rq->is_target, rq->how, res->mto,
+	    NULL) < 0 ||
+	    fek_milestone_committor(bc, s, rq->is_target, rq->how,
+	    res->committor) < 0)
 		return -1;
 	one = fek_alloc((size_t)n, 1);
 	res->have_rev = 0;
 	if (f >= 0) {	/* the way back: from the target to the start */
 		one[s] = 1;
-		rc = ms_mfpt(bc, f, one, rq->how, &res->rev);
+		rc = fek_milestone_mfpt(bc, f, one, rq->how, &res->rev);
 		if (rc == 0)
 			res->have_rev = 1;
 		else
@@ -94,11 +97,11 @@ passage(const struct ms_model *bc, const struct ms_request *rq,
 		    "set of milestones");
 	rc = 0;
 	if (full) {
-		rc = ms_mfpt_recycle(bc, s, rq->is_target, rq->how,
+		rc = fek_milestone_mfpt_recycle(bc, s, rq->is_target, rq->how,
 		    &res->rec_fwd);
 		if (rc == 0 && res->have_rev) {
 			one[s] = 1;
-			rc = ms_mfpt_recycle(bc, f, one, rq->how,
+			rc = fek_milestone_mfpt_recycle(bc, f, one, rq->how,
 			    &res->rec_rev);
 			one[s] = 0;
 		}
@@ -107,7 +110,8 @@ passage(const struct ms_model *bc, const struct ms_request *rq,
 		res->mfrom = fek_alloc((size_t)n, sizeof *res->mfrom);
 		for (m = 0; m < n; m++) {
 			one[m] = 1;
-			if (ms_mfpt(bc, s, one, rq->how, &res->mfrom[m]) < 0) {
+			if (fek_milestone_mfpt(bc, s, one, rq->how,
+			    &res->mfrom[m]) < 0) {
 				res->mfrom[m] = HUGE_VAL;
 				res->nfrom_failed++;
 			}
@@ -119,10 +123,11 @@ passage(const struct ms_model *bc, const struct ms_request *rq,
 }
 
 int
-ms_analyse(const struct ms_model *m, const struct ms_request *rq,
-    struct ms_result *res, int full)
+fek_milestone_analyse(const struct fek_milestone_model *m,
+    const struct fek_milestone_request *rq,
+    struct fek_milestone_result *res, int full)
 {
-	struct ms_model bc;
+	struct fek_milestone_model bc;
 	long n = m->n;
 	char what[64];
 	int rc;
@@ -137,18 +142,18 @@ ms_analyse(const struct ms_model *m, const struct ms_request *rq,
 		res->committor = fek_alloc((size_t)n, sizeof *res->committor);
 		res->mto = fek_alloc((size_t)n, sizeof *res->mto);
 	}
-	ms_apply_bc(&bc, m, &rq->bc, rq->is_target, &res->replaced);
+	fek_milestone_apply_bc(&bc, m, &rq->bc, rq->is_target, &res->replaced);
 	snprintf(what, sizeof what, "stationary flux (boundary %s)",
-	    rq->bc.kind == MS_BC_REFLECT ? "reflect" : rq->bc.kind ==
-	    MS_BC_RECYCLE ? "recycle" : "none");
-	rc = ms_check_connected(&bc, what);
+	    rq->bc.kind == FEK_MILESTONE_BC_REFLECT ? "reflect" : rq->bc.kind ==
+	    FEK_MILESTONE_BC_RECYCLE ? "recycle" : "none");
+	rc = fek_milestone_check_connected(&bc, what);
 	if (rc == 0)
 		rc = stationary(&bc, rq, res);
 	/* passage times see the reflecting wall, not the recycling, which
 	 * only makes the steady state of the stationary flux */
 	if (rc == 0 && rq->start >= 0)
-		rc = passage(rq->bc.kind == MS_BC_RECYCLE ? m : &bc, rq, res,
-		    full);
-	ms_model_free(&bc);
+		rc = passage(rq->bc.kind == FEK_MILESTONE_BC_RECYCLE ? m : &bc,
+		    rq, res, full);
+	fek_milestone_model_free(&bc);
 	return rc;
 }

@@ -16,8 +16,9 @@
  * (I - K) 1 = e_f; the derivative in Eq. 2.75 carries a minus sign (the
  * final Eq. 2.87 is unaffected); Eq. 2.86 sums the probability-weighted
  * T_ab, not the conditional mean times.  Every linear system goes through
- * ms_solve() (milestone/solve.c), on the milestones that matter for it only, so
- * a milestone without data beyond the target does not make it singular.
+ * fek_milestone_solve() (milestone/solve.c), on the milestones that matter
+ * for it only, so a milestone without data beyond the target does not make
+ * it singular.
  */
 #include <math.h>
 #include <stdio.h>
@@ -30,7 +31,7 @@
 /* ---- the model --------------------------------------------------------- */
 
 static void
-model_alloc(struct ms_model *m, long n, long np, int counts)
+model_alloc(struct fek_milestone_model *m, long n, long np, int counts)
 {
 	memset(m, 0, sizeof *m);
 	m->n = n;
@@ -45,8 +46,9 @@ model_alloc(struct ms_model *m, long n, long np, int counts)
 }
 
 void
-ms_model_build(struct ms_model *m, long n, long np, const long *pi,
-    const long *pj, const struct ms_stat *stat, const double *kval,
+fek_milestone_model_build(struct fek_milestone_model *m, long n, long np,
+    const long *pi,
+    const long *pj, const struct fek_milestone_stat *stat, const double *kval,
     const double *tau, const unsigned char *has_tau)
 {
 	long e, i;
@@ -64,7 +66,7 @@ ms_model_build(struct ms_model *m, long n, long np, const long *pi,
 			m->K[e] = kval[e];
 	}
 	if (stat) {
-		ms_model_from_stats(m);
+		fek_milestone_model_from_stats(m);
 		return;
 	}
 	for (i = 0; i < n; i++) {
@@ -74,7 +76,7 @@ ms_model_build(struct ms_model *m, long n, long np, const long *pi,
 }
 
 void
-ms_model_from_stats(struct ms_model *m)
+fek_milestone_model_from_stats(struct fek_milestone_model *m)
 {
 	long i, e;
 
@@ -93,7 +95,8 @@ ms_model_from_stats(struct ms_model *m)
 }
 
 void
-ms_model_copy(struct ms_model *dst, const struct ms_model *src)
+fek_milestone_model_copy(struct fek_milestone_model *dst,
+    const struct fek_milestone_model *src)
 {
 	long np = src->row[src->n];
 
@@ -108,7 +111,7 @@ ms_model_copy(struct ms_model *dst, const struct ms_model *src)
 }
 
 void
-ms_model_free(struct ms_model *m)
+fek_milestone_model_free(struct fek_milestone_model *m)
 {
 	free(m->row);
 	free(m->col);
@@ -121,7 +124,7 @@ ms_model_free(struct ms_model *m)
 
 /* Is row i exactly the single transition i -> j with K = 1? */
 static int
-row_is(const struct ms_model *m, long i, long j)
+row_is(const struct fek_milestone_model *m, long i, long j)
 {
 	long e, hit = 0;
 
@@ -136,19 +139,21 @@ row_is(const struct ms_model *m, long i, long j)
 }
 
 void
-ms_apply_bc(struct ms_model *dst, const struct ms_model *src,
-    const struct ms_bc *bc, const unsigned char *is_target, long *replaced)
+fek_milestone_apply_bc(struct fek_milestone_model *dst,
+    const struct fek_milestone_model *src,
+    const struct fek_milestone_bc *bc, const unsigned char *is_target,
+    long *replaced)
 {
 	long n = src->n, i, e, k = 0, np = 0, to;
 	unsigned char *swap = fek_alloc((size_t)n, 1);
 
 	*replaced = 0;
 	for (i = 0; i < n; i++) {
-		if (bc->kind == MS_BC_REFLECT)
+		if (bc->kind == FEK_MILESTONE_BC_REFLECT)
 			swap[i] = i == n - 1 && n >= 2;
-		else if (bc->kind == MS_BC_RECYCLE)
+		else if (bc->kind == FEK_MILESTONE_BC_RECYCLE)
 			swap[i] = is_target[i] && i != bc->source;
-		to = bc->kind == MS_BC_REFLECT ? n - 2 : bc->source;
+		to = bc->kind == FEK_MILESTONE_BC_REFLECT ? n - 2 : bc->source;
 		if (swap[i] && src->row[i + 1] > src->row[i] &&
 		    !row_is(src, i, to))
 			(*replaced)++;
@@ -160,10 +165,10 @@ ms_apply_bc(struct ms_model *dst, const struct ms_model *src,
 		dst->tau[i] = src->tau[i];
 		dst->has_tau[i] = src->has_tau[i];
 		if (swap[i]) {
-			dst->col[k] = bc->kind == MS_BC_REFLECT ? n - 2 :
-			    bc->source;
+			dst->col[k] = bc->kind == FEK_MILESTONE_BC_REFLECT ?
+			    n - 2 : bc->source;
 			dst->K[k++] = 1;
-			if (bc->kind == MS_BC_RECYCLE) {
+			if (bc->kind == FEK_MILESTONE_BC_RECYCLE) {
 				dst->tau[i] = 0;
 				dst->has_tau[i] = 1;
 			}
@@ -181,8 +186,8 @@ ms_apply_bc(struct ms_model *dst, const struct ms_model *src,
 /* ---- connectivity ------------------------------------------------------ */
 
 void
-ms_reachable(const struct ms_model *m, long s, const unsigned char *stop,
-    unsigned char *seen)
+fek_milestone_reachable(const struct fek_milestone_model *m, long s,
+    const unsigned char *stop, unsigned char *seen)
 {
 	long *stack = fek_alloc((size_t)m->n, sizeof *stack), top = 0, i, e;
 
@@ -203,8 +208,8 @@ ms_reachable(const struct ms_model *m, long s, const unsigned char *stop,
 }
 
 void
-ms_reaching(const struct ms_model *m, const unsigned char *mark,
-    const unsigned char *stop, unsigned char *reach)
+fek_milestone_reaching(const struct fek_milestone_model *m,
+    const unsigned char *mark, const unsigned char *stop, unsigned char *reach)
 {
 	long n = m->n, i, e, k, top = 0;
 	long *start = fek_alloc((size_t)n + 1, sizeof *start);
@@ -249,7 +254,7 @@ ms_reaching(const struct ms_model *m, const unsigned char *mark,
 }
 
 const char *
-ms_list(const unsigned char *mark, long n)
+fek_milestone_list(const unsigned char *mark, long n)
 {
 	static char buf[160];
 	size_t len = 0;
@@ -280,7 +285,8 @@ count_marked(const unsigned char *mark, long n)
 }
 
 int
-ms_check_connected(const struct ms_model *m, const char *what)
+fek_milestone_check_connected(const struct fek_milestone_model *m,
+    const char *what)
 {
 	long n = m->n, i, e;
 	unsigned char *a = fek_alloc((size_t)n, 1), *b = fek_alloc((size_t)n,
@@ -298,26 +304,29 @@ ms_check_connected(const struct ms_model *m, const char *what)
 		rc = fek_seterr(FEK_EX_NUMERIC, "%s: K is disconnected: "
 		    "milestone%s %s ha%s no transitions out (no "
 		    "trajectories)", what, count_marked(a, n) > 1 ? "s" : "",
-		    ms_list(a, n), count_marked(a, n) > 1 ? "ve" : "s");
+		    fek_milestone_list(a, n), count_marked(a,
+		    n) > 1 ? "ve" : "s");
 		goto out;
 	}
-	ms_reachable(m, 0, NULL, a);
+	fek_milestone_reachable(m, 0, NULL, a);
 	for (i = 0; i < n; i++)
 		a[i] = !a[i];
 	if (count_marked(a, n)) {
 		rc = fek_seterr(FEK_EX_NUMERIC, "%s: K is disconnected: "
 		    "milestone%s %s cannot be reached from milestone 0", what,
-		    count_marked(a, n) > 1 ? "s" : "", ms_list(a, n));
+		    count_marked(a, n) > 1 ? "s" : "", fek_milestone_list(a,
+		    n));
 		goto out;
 	}
 	one[0] = 1;
-	ms_reaching(m, one, NULL, b);
+	fek_milestone_reaching(m, one, NULL, b);
 	for (i = 0; i < n; i++)
 		b[i] = !b[i];
 	if (count_marked(b, n))
 		rc = fek_seterr(FEK_EX_NUMERIC, "%s: K is disconnected: "
 		    "milestone%s %s cannot reach milestone 0", what,
-		    count_marked(b, n) > 1 ? "s" : "", ms_list(b, n));
+		    count_marked(b, n) > 1 ? "s" : "", fek_milestone_list(b,
+		    n));
 out:
 	free(a);
 	free(b);
@@ -328,8 +337,9 @@ out:
 /* ---- stationary flux --------------------------------------------------- */
 
 int
-ms_stationary(const struct ms_model *m, const unsigned char *in_set,
-    long ref, enum ms_solver how, double *q)
+fek_milestone_stationary(const struct fek_milestone_model *m,
+    const unsigned char *in_set,
+    long ref, enum fek_milestone_solver how, double *q)
 {
 	long n = m->n, i, e;
 	unsigned char *rest = fek_alloc((size_t)n, 1);
@@ -343,7 +353,7 @@ ms_stationary(const struct ms_model *m, const unsigned char *in_set,
 	}
 	for (e = m->row[ref]; e < m->row[ref + 1]; e++)
 		b[m->col[e]] = m->K[e];
-	rc = ms_solve(m, rest, 1, b, q, how, NULL);
+	rc = fek_milestone_solve(m, rest, 1, b, q, how, NULL);
 	if (rc == 0) {
 		q[ref] = 1;
 		for (i = 0; i < n; i++) {
@@ -355,7 +365,7 @@ ms_stationary(const struct ms_model *m, const unsigned char *in_set,
 				snprintf(what, sizeof what, "the stationary "
 				    "flux is negative on milestone %ld (%.3g)",
 				    i, q[i]);
-				rc = ms_singular(m, in_set, what);
+				rc = fek_milestone_singular(m, in_set, what);
 				break;
 			}
 			sum += q[i];
@@ -372,8 +382,9 @@ ms_stationary(const struct ms_model *m, const unsigned char *in_set,
 /* ---- mean first passage times ------------------------------------------- */
 
 int
-ms_mfpt_all(const struct ms_model *m, const unsigned char *is_target,
-    enum ms_solver how, double *x, unsigned char *unknown)
+fek_milestone_mfpt_all(const struct fek_milestone_model *m,
+    const unsigned char *is_target,
+    enum fek_milestone_solver how, double *x, unsigned char *unknown)
 {
 	long n = m->n, i;
 	unsigned char *reach = fek_alloc((size_t)n, 1);
@@ -383,16 +394,16 @@ ms_mfpt_all(const struct ms_model *m, const unsigned char *is_target,
 	unsigned char *set = fek_alloc((size_t)n, 1);
 	int rc;
 
-	ms_reaching(m, is_target, is_target, reach);
+	fek_milestone_reaching(m, is_target, is_target, reach);
 	for (i = 0; i < n; i++)
 		bad[i] = !reach[i];
-	ms_reaching(m, bad, is_target, doomed);
+	fek_milestone_reaching(m, bad, is_target, doomed);
 	for (i = 0; i < n; i++)
 		bad[i] = !is_target[i] && !m->has_tau[i];
-	ms_reaching(m, bad, is_target, taint);
+	fek_milestone_reaching(m, bad, is_target, taint);
 	for (i = 0; i < n; i++)
 		set[i] = !is_target[i] && !doomed[i] && !taint[i];
-	rc = ms_solve(m, set, 0, m->tau, x, how, NULL);
+	rc = fek_milestone_solve(m, set, 0, m->tau, x, how, NULL);
 	for (i = 0; i < n; i++) {
 		if (unknown)
 			unknown[i] = 0;
@@ -409,7 +420,7 @@ ms_mfpt_all(const struct ms_model *m, const unsigned char *is_target,
 
 			snprintf(what, sizeof what, "the MFPT from milestone "
 			    "%ld is negative (%.3g)", i, x[i]);
-			rc = ms_singular(m, set, what);
+			rc = fek_milestone_singular(m, set, what);
 		}
 	}
 	free(reach);
@@ -423,16 +434,16 @@ ms_mfpt_all(const struct ms_model *m, const unsigned char *is_target,
 /* The milestones reachable from s before the targets, checked: every one
  * must reach a target and have a lifetime.  set gets them, targets out. */
 static int
-passage_set(const struct ms_model *m, long s, const unsigned char *is_target,
-    unsigned char *set)
+passage_set(const struct fek_milestone_model *m, long s,
+    const unsigned char *is_target, unsigned char *set)
 {
 	long n = m->n, i;
 	unsigned char *reach = fek_alloc((size_t)n, 1);
 	unsigned char *bad = fek_alloc((size_t)n, 1);
 	int rc = 0;
 
-	ms_reachable(m, s, is_target, set);
-	ms_reaching(m, is_target, is_target, reach);
+	fek_milestone_reachable(m, s, is_target, set);
+	fek_milestone_reaching(m, is_target, is_target, reach);
 	for (i = 0; i < n; i++) {
 		if (is_target[i])
 			set[i] = 0;
@@ -442,7 +453,8 @@ passage_set(const struct ms_model *m, long s, const unsigned char *is_target,
 		rc = fek_seterr(FEK_EX_NUMERIC, "MFPT from milestone %ld is "
 		    "infinite: K is disconnected: milestone%s %s can be "
 		    "reached from %ld but cannot reach the target", s,
-		    count_marked(bad, n) > 1 ? "s" : "", ms_list(bad, n), s);
+		    count_marked(bad, n) > 1 ? "s" : "", fek_milestone_list(bad,
+		    n), s);
 		goto out;
 	}
 	for (i = 0; i < n; i++)
@@ -451,8 +463,8 @@ passage_set(const struct ms_model *m, long s, const unsigned char *is_target,
 		rc = fek_seterr(FEK_EX_NUMERIC, "MFPT from milestone %ld: "
 		    "milestone%s %s on the way ha%s no lifetime (no "
 		    "trajectories, no tau line)", s, count_marked(bad, n) >
-		    1 ? "s" : "", ms_list(bad, n), count_marked(bad, n) > 1 ?
-		    "ve" : "s");
+		    1 ? "s" : "", fek_milestone_list(bad, n), count_marked(bad,
+		    n) > 1 ? "ve" : "s");
 out:
 	free(reach);
 	free(bad);
@@ -460,8 +472,8 @@ out:
 }
 
 int
-ms_mfpt(const struct ms_model *m, long s, const unsigned char *is_target,
-    enum ms_solver how, double *t)
+fek_milestone_mfpt(const struct fek_milestone_model *m, long s,
+    const unsigned char *is_target, enum fek_milestone_solver how, double *t)
 {
 	unsigned char *set;
 	double *x;
@@ -475,13 +487,13 @@ ms_mfpt(const struct ms_model *m, long s, const unsigned char *is_target,
 	x = fek_alloc((size_t)m->n, sizeof *x);
 	rc = passage_set(m, s, is_target, set);
 	if (rc == 0)
-		rc = ms_solve(m, set, 0, m->tau, x, how, NULL);
+		rc = fek_milestone_solve(m, set, 0, m->tau, x, how, NULL);
 	if (rc == 0 && !(x[s] >= 0)) {
 		char what[96];
 
 		snprintf(what, sizeof what, "the MFPT from milestone %ld is "
 		    "negative (%.3g)", s, x[s]);
-		rc = ms_singular(m, set, what);
+		rc = fek_milestone_singular(m, set, what);
 	}
 	*t = x[s];
 	free(set);
@@ -490,11 +502,11 @@ ms_mfpt(const struct ms_model *m, long s, const unsigned char *is_target,
 }
 
 int
-ms_mfpt_recycle(const struct ms_model *m, long s,
-    const unsigned char *is_target, enum ms_solver how, double *t)
+fek_milestone_mfpt_recycle(const struct fek_milestone_model *m, long s,
+    const unsigned char *is_target, enum fek_milestone_solver how, double *t)
 {
-	struct ms_model rec;
-	struct ms_bc bc = { MS_BC_RECYCLE, s };
+	struct fek_milestone_model rec;
+	struct fek_milestone_bc bc = { FEK_MILESTONE_BC_RECYCLE, s };
 	unsigned char *set, *seen;
 	double *q, num = 0, den = 0;
 	long n = m->n, i, replaced;
@@ -513,10 +525,10 @@ ms_mfpt_recycle(const struct ms_model *m, long s,
 	/* the closed class of s once the targets recycle to it: the
 	 * passage set and the targets it reaches */
 	seen = fek_alloc((size_t)n, 1);
-	ms_reachable(m, s, is_target, seen);
-	ms_apply_bc(&rec, m, &bc, is_target, &replaced);
+	fek_milestone_reachable(m, s, is_target, seen);
+	fek_milestone_apply_bc(&rec, m, &bc, is_target, &replaced);
 	q = fek_alloc((size_t)n, sizeof *q);
-	rc = ms_stationary(&rec, seen, s, how, q);
+	rc = fek_milestone_stationary(&rec, seen, s, how, q);
 	for (i = 0; rc == 0 && i < n; i++) {
 		if (!seen[i])
 			continue;
@@ -529,7 +541,7 @@ ms_mfpt_recycle(const struct ms_model *m, long s,
 		rc = fek_seterr(FEK_EX_NUMERIC, "recycling: no stationary flux "
 		    "into the target");
 	*t = rc == 0 ? num / den : 0;
-	ms_model_free(&rec);
+	fek_milestone_model_free(&rec);
 	free(set);
 	free(seen);
 	free(q);
@@ -537,8 +549,8 @@ ms_mfpt_recycle(const struct ms_model *m, long s,
 }
 
 int
-ms_committor(const struct ms_model *m, long s, const unsigned char *is_target,
-    enum ms_solver how, double *c)
+fek_milestone_committor(const struct fek_milestone_model *m, long s,
+    const unsigned char *is_target, enum fek_milestone_solver how, double *c)
 {
 	long n = m->n, i, e;
 	unsigned char *mark = fek_alloc((size_t)n, 1);
@@ -549,14 +561,15 @@ ms_committor(const struct ms_model *m, long s, const unsigned char *is_target,
 
 	for (i = 0; i < n; i++)
 		mark[i] = i == s || is_target[i];
-	ms_reaching(m, mark, mark, reach);
+	fek_milestone_reaching(m, mark, mark, reach);
 	for (i = 0; i < n; i++)
 		set[i] = !mark[i] && !reach[i];
 	if (count_marked(set, n)) {
 		rc = fek_seterr(FEK_EX_NUMERIC, "committor: K is disconnected: "
 		    "milestone%s %s reach%s neither the start %ld nor the "
 		    "target", count_marked(set, n) > 1 ? "s" : "",
-		    ms_list(set, n), count_marked(set, n) > 1 ? "" : "es", s);
+		    fek_milestone_list(set, n), count_marked(set,
+		    n) > 1 ? "" : "es", s);
 		goto out;
 	}
 	for (i = 0; i < n; i++) {
@@ -570,7 +583,7 @@ ms_committor(const struct ms_model *m, long s, const unsigned char *is_target,
 	}
 	if (is_target[s])	/* start inside the target set: c = 1 */
 		c[s] = 1;
-	rc = ms_solve(m, set, 0, b, c, how, NULL);
+	rc = fek_milestone_solve(m, set, 0, b, c, how, NULL);
 	for (i = 0; rc == 0 && i < n; i++) {
 		if (!set[i])
 			continue;
@@ -579,7 +592,7 @@ ms_committor(const struct ms_model *m, long s, const unsigned char *is_target,
 
 			snprintf(what, sizeof what, "the committor is %.3g on "
 			    "milestone %ld", c[i], i);
-			rc = ms_singular(m, set, what);
+			rc = fek_milestone_singular(m, set, what);
 		}
 		c[i] = c[i] < 0 ? 0 : c[i] > 1 ? 1 : c[i];
 	}

@@ -31,27 +31,27 @@ static const char *const solver_names[] = { "auto", "tridiag", "band",
 	"dense" };
 
 int
-ms_solver_parse(const char *s, enum ms_solver *out)
+fek_milestone_solver_parse(const char *s, enum fek_milestone_solver *out)
 {
 	int k;
 
 	for (k = 0; k < 4; k++)
 		if (strcmp(s, solver_names[k]) == 0) {
-			*out = (enum ms_solver)k;
+			*out = (enum fek_milestone_solver)k;
 			return 0;
 		}
 	return -1;
 }
 
 const char *
-ms_solver_name(enum ms_solver s)
+fek_milestone_solver_name(enum fek_milestone_solver s)
 {
 	return solver_names[s];
 }
 
 int
-ms_singular(const struct ms_model *m, const unsigned char *in_set,
-    const char *what)
+fek_milestone_singular(const struct fek_milestone_model *m,
+    const unsigned char *in_set, const char *what)
 {
 	long i, e, bi = -1, bj = -1;
 	double kmin = HUGE_VAL;
@@ -76,8 +76,8 @@ ms_singular(const struct ms_model *m, const unsigned char *in_set,
 /* Bandwidths below (lb) and above (ub) the diagonal of A or A^T, in the
  * positions of S (pos: milestone -> position or -1). */
 static void
-bandwidths(const struct ms_model *m, const long *pos, const long *idx,
-    long ns, int trans, long *lb, long *ub)
+bandwidths(const struct fek_milestone_model *m, const long *pos,
+    const long *idx, long ns, int trans, long *lb, long *ub)
 {
 	long r, c, e, i, d;
 
@@ -96,20 +96,21 @@ bandwidths(const struct ms_model *m, const long *pos, const long *idx,
 	}
 }
 
-static enum ms_solver
-pick(enum ms_solver how, long ns, long lb, long ub)
+static enum fek_milestone_solver
+pick(enum fek_milestone_solver how, long ns, long lb, long ub)
 {
-	if (how != MS_SOLVE_AUTO)
+	if (how != FEK_MILESTONE_SOLVE_AUTO)
 		return how;
 	if (lb <= 1 && ub <= 1)
-		return MS_SOLVE_TRIDIAG;
+		return FEK_MILESTONE_SOLVE_TRIDIAG;
 	if ((2 * lb + ub + 1) * 4 <= ns)
-		return MS_SOLVE_BAND;
-	return MS_SOLVE_DENSE;
+		return FEK_MILESTONE_SOLVE_BAND;
+	return FEK_MILESTONE_SOLVE_DENSE;
 }
 
-enum ms_solver
-ms_solver_pick(const struct ms_model *m, enum ms_solver how)
+enum fek_milestone_solver
+fek_milestone_solver_pick(const struct fek_milestone_model *m,
+    enum fek_milestone_solver how)
 {
 	long *pos = fek_alloc((size_t)m->n, sizeof *pos), i, lb, ub;
 
@@ -136,8 +137,8 @@ ms_solver_pick(const struct ms_model *m, enum ms_solver how)
  * solution; -1 when a pivot is 0 (a closed set of milestones in S).
  */
 static int
-solve_chain(const struct ms_model *m, const long *pos, const long *idx,
-    long ns, int trans, const double *b, double *x)
+solve_chain(const struct fek_milestone_model *m, const long *pos,
+    const long *idx, long ns, int trans, const double *b, double *x)
 {
 	double *lo = fek_alloc((size_t)ns, sizeof *lo);
 	double *up = fek_alloc((size_t)ns, sizeof *up);
@@ -191,8 +192,10 @@ out:
 }
 
 int
-ms_solve(const struct ms_model *m, const unsigned char *in_set, int trans,
-    const double *b, double *x, enum ms_solver how, enum ms_solver *used)
+fek_milestone_solve(const struct fek_milestone_model *m,
+    const unsigned char *in_set, int trans,
+    const double *b, double *x, enum fek_milestone_solver how,
+    enum fek_milestone_solver *used)
 {
 	long n = m->n, ns = 0, i, e, r, c, lb, ub, *pos, *idx;
 	gsl_error_handler_t *old;
@@ -209,7 +212,7 @@ ms_solve(const struct ms_model *m, const unsigned char *in_set, int trans,
 	}
 	bandwidths(m, pos, idx, ns, trans, &lb, &ub);
 	how = pick(how, ns, lb, ub);
-	if (how == MS_SOLVE_TRIDIAG && (lb > 1 || ub > 1)) {
+	if (how == FEK_MILESTONE_SOLVE_TRIDIAG && (lb > 1 || ub > 1)) {
 		free(pos);
 		free(idx);
 		return fek_seterr(FEK_EX_USAGE, "--solver tridiag: K is not "
@@ -220,9 +223,9 @@ ms_solve(const struct ms_model *m, const unsigned char *in_set, int trans,
 	if (ns == 0)
 		goto done;
 	old = gsl_set_error_handler_off();
-	if (how == MS_SOLVE_TRIDIAG) {
+	if (how == FEK_MILESTONE_SOLVE_TRIDIAG) {
 		status = solve_chain(m, pos, idx, ns, trans, b, x);
-	} else if (how == MS_SOLVE_BAND) {
+	} else if (how == FEK_MILESTONE_SOLVE_BAND) {
 		/* LAPACK band storage, row j of AB = column j of A:
 		 * AB(j, lb + ub + i - j) = A(i, j) */
 		long w = 2 * lb + ub + 1;
@@ -289,8 +292,8 @@ ms_solve(const struct ms_model *m, const unsigned char *in_set, int trans,
 		char what[64];
 
 		snprintf(what, sizeof what, "%s solve on %ld milestones",
-		    ms_solver_name(how), ns);
-		rc = ms_singular(m, in_set, what);
+		    fek_milestone_solver_name(how), ns);
+		rc = fek_milestone_singular(m, in_set, what);
 	}
 done:
 	free(pos);

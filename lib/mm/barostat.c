@@ -19,7 +19,8 @@
 #include <string.h>
 
 #include "core/fek.h"
-#include "pmd/pmd.h"
+#include "particles/particles.h"
+#include "particles/rng_eval.h"
 #include "mm/mm.h"
 #include "mm/vec3.h"
 

@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "core/fek.h"
-#include "pmd/pmd.h"
+#include "particles/particles.h"
 #include "mm/mm.h"
 
 struct fek_mm_force {

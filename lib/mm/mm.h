@@ -19,7 +19,8 @@
 
 #include <stdint.h>
 
-#include "pmd/pmd_eval.h"		/* struct fek_box */
+#include "particles/box_eval.h"
+#include "particles/nhc_eval.h"
 
 #ifdef __cplusplus
 extern "C" {

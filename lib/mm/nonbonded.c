@@ -37,7 +37,7 @@
 #include <string.h>
 
 #include "core/fek.h"
-#include "pmd/pmd.h"
+#include "particles/particles.h"
 #include "mm/mm.h"
 #include "mm/nonbonded_eval.h"
 

@@ -10,7 +10,7 @@
 
 #include <math.h>
 
-#include "pmd/pmd_eval.h"
+#include "core/hd.h"
 #include "mm/mm.h"
 
 /* What a pair needs of the options (fek_mm_nb_setup). */

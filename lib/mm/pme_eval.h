@@ -29,7 +29,7 @@
 
 #include <math.h>
 
-#include "pmd/pmd_eval.h"		/* FEK_HD, struct fek_box */
+#include "particles/box_eval.h"
 
 #define FEK_PME_ORDER_MIN 4
 #define FEK_PME_ORDER_MAX 12

@@ -49,7 +49,8 @@
 #include <gsl/gsl_rng.h>
 
 #include "core/fek.h"
-#include "pmd/pmd.h"
+#include "particles/particles.h"
+#include "particles/rng_eval.h"
 #include "mm/mm.h"
 
 double

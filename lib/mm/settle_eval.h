@@ -13,7 +13,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "pmd/pmd_eval.h"
+#include "particles/box_eval.h"
 #include "mm/vec3.h"
 
 /* One water of SETTLE: atoms and its canonical geometry. */

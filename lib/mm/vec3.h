@@ -7,7 +7,7 @@
 #ifndef FEK_MM_VEC3_H
 #define FEK_MM_VEC3_H
 
-#include "pmd/pmd_eval.h"
+#include "particles/box_eval.h"
 
 FEK_HD double
 fek_vdot(const double *a, const double *b)

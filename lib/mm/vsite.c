@@ -11,6 +11,8 @@
  * order, so that a site built from an earlier site is placed after it
  * and hands its force to it before that one is spread.
  */
+#include <stddef.h>
+
 #include "mm/mm.h"
 #include "mm/vec3.h"
 #include "mm/vsite_eval.h"

@@ -56,7 +56,7 @@
 
 #include "core/fek.h"
 #include "stream/stream.h"
-#include "pmd/pmd.h"
+#include "particles/particles.h"
 #include "particles/config_int.h"
 
 #define MAXT FEK_PMD_MAXTYPES

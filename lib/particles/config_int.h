@@ -18,7 +18,7 @@
 #include <stdio.h>
 
 #include "stream/stream.h"
-#include "pmd/pmd.h"
+#include "particles/particles.h"
 
 /* ---- textline.c --------------------------------------------------------- */
 

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "core/fek.h"
-#include "pmd/pmd.h"
+#include "particles/particles.h"
 
 static const double sc_basis[1][3] = { { 0, 0, 0 } };
 static const double bcc_basis[2][3] = { { 0, 0, 0 }, { 0.5, 0.5, 0.5 } };

@@ -28,7 +28,7 @@
 
 #include "core/fek.h"
 #include "stream/stream.h"
-#include "pmd/pmd.h"
+#include "particles/particles.h"
 
 #define P(pp, i, j) ((i) * FEK_PMD_MAXTYPES + (j))
 

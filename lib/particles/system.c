@@ -1,5 +1,5 @@
 /*
- * system.c - a batch of particle boxes (pmd.h): allocation, the periodic
+ * system.c - a batch of particle boxes (particles.h): allocation, the periodic
  * cell's checks, Maxwell-Boltzmann velocities from Philox, the centre of
  * mass motion and the kinetic energy.
  */
@@ -8,7 +8,8 @@
 #include <string.h>
 
 #include "core/fek.h"
-#include "pmd/pmd.h"
+#include "particles/particles.h"
+#include "particles/rng_eval.h"
 
 void
 fek_psys_alloc(struct fek_psys *s, long n, int nbox, int ntypes)
@@ -177,27 +178,4 @@ fek_psys_velocities(struct fek_psys *s, double kT, uint64_t key, double nf)
 			for (long i = 0; i < 3 * s->n; i++)
 				v[i] *= sqrt(nf * kT / twoK);
 	}
-}
-
-void
-fek_pmd_counts(const struct fek_psys *s, long *count)
-{
-	for (int t = 0; t < FEK_PMD_MAXTYPES; t++)
-		count[t] = 0;
-	for (long i = 0; i < s->n; i++)
-		count[s->type[i]]++;
-}
-
-double
-fek_pmd_nf(const struct fek_psys *s, const struct fek_pmd_par *par)
-{
-	if (s->n < 2 || (par->integ == FEK_PMD_BAOAB && par->zero_every <= 0))
-		return 3.0 * s->n;
-	return 3.0 * s->n - 3;
-}
-
-uint64_t
-fek_pmd_key(uint64_t seed)
-{
-	return fek_splitmix64(seed ^ 0x6d642d6770752d50ULL);
 }

@@ -70,7 +70,7 @@
 
 #include "core/fek.h"
 #include "stream/stream.h"
-#include "pmd/pmd.h"
+#include "particles/particles.h"
 #include "particles/config_int.h"
 #include "particles/trajin.h"
 

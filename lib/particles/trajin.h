@@ -31,7 +31,7 @@
 #define FEK_TRAJIN_H
 
 #include "stream/stream.h"
-#include "pmd/pmd.h"
+#include "particles/particles.h"
 
 struct fek_frame {
 	long n;				/* particles */

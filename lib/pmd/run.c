@@ -34,6 +34,30 @@
 #include "core/fek.h"
 #include "pmd/pmd.h"
 
+/* The run's particle counts by type, degrees of freedom and key (pmd.h). */
+void
+fek_pmd_counts(const struct fek_psys *s, long *count)
+{
+	for (int t = 0; t < FEK_PMD_MAXTYPES; t++)
+		count[t] = 0;
+	for (long i = 0; i < s->n; i++)
+		count[s->type[i]]++;
+}
+
+double
+fek_pmd_nf(const struct fek_psys *s, const struct fek_pmd_par *par)
+{
+	if (s->n < 2 || (par->integ == FEK_PMD_BAOAB && par->zero_every <= 0))
+		return 3.0 * s->n;
+	return 3.0 * s->n - 3;
+}
+
+uint64_t
+fek_pmd_key(uint64_t seed)
+{
+	return fek_splitmix64(seed ^ 0x6d642d6770752d50ULL);
+}
+
 struct cpu_run {
 	const struct fek_pairpot *pp;
 	const struct fek_pmd_par *par;

@@ -23,7 +23,7 @@
 
 #include <stdint.h>
 
-#include "pmd/pmd.h"
+#include "particles/particles.h"
 #include "particles/trajin.h"
 #include "tpi/tpi_eval.h"
 

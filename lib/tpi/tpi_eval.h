@@ -44,7 +44,9 @@
 #include <math.h>
 #include <stdint.h>
 
-#include "pmd/pmd_eval.h"
+#include "particles/box_eval.h"
+#include "particles/pair_eval.h"
+#include "particles/rng_eval.h"
 
 #define FEK_RNG_INSERT 4	/* Philox purpose: insertion positions */
 #define FEK_TPI_GROUP 1024	/* moves per group of the fixed-order sums */

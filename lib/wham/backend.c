@@ -20,8 +20,8 @@
 #include "wham/backend.h"
 
 struct cpu {
-	const struct wham_problem *p;
-	const struct wham_factors *f;
+	const struct fek_wham_problem *p;
+	const struct fek_wham_factors *f;
 	double *T0, *T1;	/* tensor: tmax each */
 	double *W1, *den, *T;	/* general */
 	double *a;		/* H */
@@ -32,7 +32,7 @@ struct cpu {
 /* The D mode products of in (tensor over windows when to_bins, over bins
  * otherwise); returns the buffer holding the result (in or other). */
 static double *
-mode_products(const struct wham_factors *f, double *in, double *other,
+mode_products(const struct fek_wham_factors *f, double *in, double *other,
     int to_bins)
 {
 	double *src = in, *dst = other, *t;
@@ -63,7 +63,7 @@ mode_products(const struct wham_factors *f, double *in, double *other,
 static int
 den_products(struct cpu *c, const double *u, double *A, const double **den)
 {
-	const struct wham_factors *f = c->f;
+	const struct fek_wham_factors *f = c->f;
 	double top = -HUGE_VAL, lo = HUGE_VAL;
 	long h, i;
 
@@ -77,7 +77,7 @@ den_products(struct cpu *c, const double *u, double *A, const double **den)
 			lo = c->a[h];
 	}
 	*A = top;
-	if (top - lo > WHAM_RANGE_LIMIT)
+	if (top - lo > FEK_WHAM_RANGE_LIMIT)
 		return 1;
 	if (f->tensor) {
 		memset(c->T0, 0, (size_t)f->H * sizeof(double));
@@ -103,7 +103,7 @@ den_products(struct cpu *c, const double *u, double *A, const double **den)
 static int
 win_products(struct cpu *c, double *P)
 {
-	const struct wham_factors *f = c->f;
+	const struct fek_wham_factors *f = c->f;
 	const double *lnp = c->lnp, *s;
 	double top = -HUGE_VAL, lo = HUGE_VAL;
 	double *Q = f->tensor ? c->T0 : c->den;
@@ -118,7 +118,7 @@ win_products(struct cpu *c, double *P)
 				lo = lnp[b];
 		}
 	*P = top;
-	if (top - lo > WHAM_RANGE_LIMIT)
+	if (top - lo > FEK_WHAM_RANGE_LIMIT)
 		return 1;
 	for (b = 0; b < f->B; b++)
 		Q[b] = lnp[b] == -HUGE_VAL ? 0 : exp(lnp[b] - top);
@@ -146,8 +146,8 @@ static long
 cpu_eval(void *ctx, const double *u, double *lnfn, double *lnz, double *s)
 {
 	struct cpu *c = ctx;
-	const struct wham_problem *p = c->p;
-	const struct wham_factors *f = c->f;
+	const struct fek_wham_problem *p = c->p;
+	const struct fek_wham_factors *f = c->f;
 	const double *den = NULL;
 	double A, P, top = -HUGE_VAL, z = 0, S = 0, *scratch = NULL;
 	long long b;
@@ -160,12 +160,12 @@ cpu_eval(void *ctx, const double *u, double *lnfn, double *lnz, double *s)
 			c->lnp[b] = -HUGE_VAL;
 			continue;
 		}
-		if (!exact && den[b] > WHAM_TINY)
+		if (!exact && den[b] > FEK_WHAM_TINY)
 			c->lnp[b] = f->lnB[b] - A - log(den[b]);
 		else {
 			if (scratch == NULL)
 				scratch = fek_alloc(f->H, sizeof(double));
-			c->lnp[b] = f->lnB[b] - wham_lse_bin(p, f, u, b,
+			c->lnp[b] = f->lnB[b] - fek_wham_lse_bin(p, f, u, b,
 			    scratch, c->idx);
 			nexact++;
 		}
@@ -186,10 +186,10 @@ cpu_eval(void *ctx, const double *u, double *lnfn, double *lnz, double *s)
 	*s = S;
 	exact = win_products(c, &P);
 	for (h = 0; h < f->H; h++) {
-		if (!exact && c->a[h] > WHAM_TINY)
+		if (!exact && c->a[h] > FEK_WHAM_TINY)
 			lnfn[h] = -(f->M[h] + P + log(c->a[h]));
 		else {
-			lnfn[h] = -wham_lse_window(p, c->lnp, h, c->idx);
+			lnfn[h] = -fek_wham_lse_window(p, c->lnp, h, c->idx);
 			nexact++;
 		}
 	}
@@ -227,8 +227,8 @@ cpu_free(void *ctx)
 }
 
 int
-wham_cpu_backend(const struct wham_problem *p, const struct wham_factors *f,
-    struct wham_backend *be)
+fek_wham_cpu_backend(const struct fek_wham_problem *p,
+    const struct fek_wham_factors *f, struct fek_wham_backend *be)
 {
 	struct cpu *c = fek_alloc(1, sizeof *c);
 

@@ -24,10 +24,11 @@
 
 #include "wham/wham.h"
 
-#define WHAM_RANGE_LIMIT 600.0	/* e^-600 is far from underflow (e^-708) */
-#define WHAM_TINY 1e-290
+/* e^-600 is far from underflow (e^-708) */
+#define FEK_WHAM_RANGE_LIMIT 600.0
+#define FEK_WHAM_TINY 1e-290
 
-struct wham_factors {
+struct fek_wham_factors {
 	int D;
 	long H;
 	long long B;
@@ -51,12 +52,14 @@ struct wham_factors {
 	double ntot;		/* sum_b B_b */
 };
 
-/* Build the factors of p (counts may change later: wham_factors_counts). */
-void	wham_factors_init(const struct wham_problem *p, struct wham_factors *f);
-void	wham_factors_counts(const struct wham_problem *p, struct wham_factors *f);
-void	wham_factors_free(struct wham_factors *f);
+/* Build the factors of p (counts may change later: fek_wham_factors_counts). */
+void	fek_wham_factors_init(const struct fek_wham_problem *p,
+	    struct fek_wham_factors *f);
+void	fek_wham_factors_counts(const struct fek_wham_problem *p,
+	    struct fek_wham_factors *f);
+void	fek_wham_factors_free(struct fek_wham_factors *f);
 
-struct wham_backend {
+struct fek_wham_backend {
 	void *ctx;
 	/* u (H) -> lnfn (H), ln Z, S; returns the number of bins and windows
 	 * summed on the exact log path, or -1 with fek_seterr. */
@@ -69,17 +72,18 @@ struct wham_backend {
 	void	(*free)(void *ctx);
 };
 
-int	wham_cpu_backend(const struct wham_problem *p,
-	    const struct wham_factors *f, struct wham_backend *be);
+int	fek_wham_cpu_backend(const struct fek_wham_problem *p,
+	    const struct fek_wham_factors *f, struct fek_wham_backend *be);
 /* In kernels/wham/backend.cu (lib/core/device_gpu_stub.c without nvcc): -1,
  * exit 69, when no GPU can be used. */
-int	wham_gpu_backend(const struct wham_problem *p,
-	    const struct wham_factors *f, struct wham_backend *be);
+int	fek_wham_gpu_backend(const struct fek_wham_problem *p,
+	    const struct fek_wham_factors *f, struct fek_wham_backend *be);
 
 /* The exact log-space sums of one bin and one window (the fallbacks). */
-double	wham_lse_bin(const struct wham_problem *p, const struct wham_factors *f,
+double	fek_wham_lse_bin(const struct fek_wham_problem *p,
+	    const struct fek_wham_factors *f,
 	    const double *u, long long b, double *scratch, long *idx);
-double	wham_lse_window(const struct wham_problem *p, const double *lnp,
-	    long h, long *idx);
+double	fek_wham_lse_window(const struct fek_wham_problem *p,
+	    const double *lnp, long h, long *idx);
 
 #endif

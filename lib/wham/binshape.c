@@ -327,7 +327,7 @@ run_coef(const struct line_work *lw, long n, long k, double h, int cyclic,
  * stride]) into coef[(base + i * stride) * NCOEF ...]; pen[] holds each
  * run's smoothing penalty at its first bin (smooth()). */
 static void
-fit_line(const struct wham_problem *p, int d, long long base,
+fit_line(const struct fek_wham_problem *p, int d, long long base,
     long long stride, const double *lnp, double ginv, struct line_work *lw,
     double *coef, double *pen)
 {
@@ -412,7 +412,7 @@ axis_stride(const struct fek_grid *g, int d)
 /* coef[d][b * NCOEF + k]: the shape of ln p along each axis in each bin;
  * pen[d], B values, the smoothing penalties (NaN until found). */
 static void
-fit_shape(const struct wham_problem *p, const double *lnp, double **coef,
+fit_shape(const struct fek_wham_problem *p, const double *lnp, double **coef,
     double **pen)
 {
 	const struct fek_grid *g = &p->grid;
@@ -630,7 +630,7 @@ win_key_same(const struct win_key *x, const struct win_key *y)
  * values, over the footprint where the bias is within FOOT_KT of its top.
  * Bins where no weight survives get a flat shape. */
 static void
-project(const struct wham_problem *p, int d, const struct fek_window *rep,
+project(const struct fek_wham_problem *p, int d, const struct fek_window *rep,
     double beta, const double *lnp, const double *coef, double *out,
     double *den, double *top, long *list, double *lbias)
 {
@@ -719,7 +719,7 @@ project(const struct wham_problem *p, int d, const struct fek_window *rep,
 
 /* Every window's rows of p->lnc from the shape coefficients. */
 static void
-build_factors(struct wham_problem *p, double beta, const double *lnp,
+build_factors(struct fek_wham_problem *p, double beta, const double *lnp,
     double **coef)
 {
 	const struct fek_grid *g = &p->grid;
@@ -826,7 +826,7 @@ struct anderson {
 };
 
 static void
-anderson_init(struct anderson *aa, const struct wham_problem *p,
+anderson_init(struct anderson *aa, const struct fek_wham_problem *p,
     const double *x)
 {
 	long long b;
@@ -864,7 +864,7 @@ anderson_free(struct anderson *aa)
  * largest |g - x| over the counted bins, less their count-weighted mean,
  * a shift of ln p being no change), and in x the next point. */
 static double
-anderson_step(struct anderson *aa, const struct wham_problem *p, double *x,
+anderson_step(struct anderson *aa, const struct fek_wham_problem *p, double *x,
     const double *g)
 {
 	double s = 0, n = 0, shift, change = 0, *f;
@@ -936,11 +936,11 @@ anderson_step(struct anderson *aa, const struct wham_problem *p, double *x,
 }
 
 int
-wham_solve_spline(struct wham_problem *p, double beta,
-    const struct wham_options *o, const struct wham_spline_options *so,
-    struct wham_result *res, long *rounds, double *last_s)
+fek_wham_solve_spline(struct fek_wham_problem *p, double beta,
+    const struct fek_wham_options *o, const struct fek_wham_spline_options *so,
+    struct fek_wham_result *res, long *rounds, double *last_s)
 {
-	struct wham_options oo = *o;
+	struct fek_wham_options oo = *o;
 	struct anderson aa;
 	gsl_error_handler_t *old;
 	double *coef[FEK_MAXDIM], *pen[FEK_MAXDIM], *x, *lnf = NULL, change;
@@ -949,7 +949,7 @@ wham_solve_spline(struct wham_problem *p, double beta,
 	int d, rc = 0;
 
 	*last_s = fek_seconds();
-	if (wham_solve(p, &oo, res) < 0)
+	if (fek_wham_solve(p, &oo, res) < 0)
 		return -1;
 	*last_s = fek_seconds() - *last_s;
 	*rounds = 1;
@@ -971,10 +971,10 @@ wham_solve_spline(struct wham_problem *p, double beta,
 		free(lnf);
 		lnf = res->lnf;
 		res->lnf = NULL;
-		wham_result_free(res);
+		fek_wham_result_free(res);
 		oo.lnf0 = lnf;
 		*last_s = fek_seconds();
-		if (wham_solve(p, &oo, res) < 0) {
+		if (fek_wham_solve(p, &oo, res) < 0) {
 			rc = -1;
 			break;
 		}

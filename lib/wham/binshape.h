@@ -13,7 +13,7 @@
 
 #include "wham/wham.h"
 
-struct wham_spline_options {
+struct fek_wham_spline_options {
 	double tol;		/* stop when ln p moves less than this (kT)
 				 * between two rounds, in every bin with a
 				 * count of 1 or more (a shift of all bins
@@ -25,15 +25,16 @@ struct wham_spline_options {
 
 /* Solve p (its lnc rows holding the starting factors, e.g. the centre
  * values of wham/bias.h) to the self-consistent factors: each round solves
- * WHAM (wham_solve, from the last round's ln f), fits the shape of ln p
+ * WHAM (fek_wham_solve, from the last round's ln f), fits the shape of ln p
  * and rebuilds every window's rows of p->lnc from it.  beta is 1/kT in
  * the energy unit of the springs.  On success res holds the last solve,
  * p->lnc the factors it used (a bootstrap then redraws with them),
  * *rounds the number of solves and *last_s the seconds of the last.  -1
- * with fek_seterr as wham_solve, or exit code 1 when the rounds do not
+ * with fek_seterr as fek_wham_solve, or exit code 1 when the rounds do not
  * settle within so->maxround. */
-int	wham_solve_spline(struct wham_problem *p, double beta,
-	    const struct wham_options *o, const struct wham_spline_options *so,
-	    struct wham_result *res, long *rounds, double *last_s);
+int	fek_wham_solve_spline(struct fek_wham_problem *p, double beta,
+	    const struct fek_wham_options *o,
+	    const struct fek_wham_spline_options *so,
+	    struct fek_wham_result *res, long *rounds, double *last_s);
 
 #endif

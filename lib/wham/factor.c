@@ -10,13 +10,13 @@
 #include "wham/backend.h"
 
 static const double *
-lnc_row(const struct wham_problem *p, long h, int d)
+lnc_row(const struct fek_wham_problem *p, long h, int d)
 {
 	return p->lnc + h * p->lnc_stride + p->lnc_off[d];
 }
 
 static double
-lnc_at(const struct wham_problem *p, long h, const long *idx)
+lnc_at(const struct fek_wham_problem *p, long h, const long *idx)
 {
 	const double *l = p->lnc + h * p->lnc_stride;
 	double s = 0;
@@ -49,7 +49,8 @@ key_cmp(const void *a, const void *b)
  * ln c rows.  Sets f->nw, f->perm and fills rep[d][j], a window holding
  * value j on axis d. */
 static int
-detect_grid(const struct wham_problem *p, struct wham_factors *f, long **rep)
+detect_grid(const struct fek_wham_problem *p, struct fek_wham_factors *f,
+    long **rep)
 {
 	struct key *k = fek_alloc(f->H, sizeof *k);
 	long *j = fek_alloc((size_t)f->H * f->D, sizeof(long));
@@ -105,7 +106,8 @@ detect_grid(const struct wham_problem *p, struct wham_factors *f, long **rep)
 }
 
 static void
-init_tensor(const struct wham_problem *p, struct wham_factors *f, long **rep)
+init_tensor(const struct fek_wham_problem *p, struct fek_wham_factors *f,
+    long **rep)
 {
 	long off = 0, i, jj, h;
 	double *mx;
@@ -163,7 +165,7 @@ init_tensor(const struct wham_problem *p, struct wham_factors *f, long **rep)
 
 /* Window-parallel: H x R exponentials (33 M for 20^3 windows x 64^3 bins). */
 static void
-init_general(const struct wham_problem *p, struct wham_factors *f)
+init_general(const struct fek_wham_problem *p, struct fek_wham_factors *f)
 {
 	long h;
 
@@ -202,7 +204,8 @@ init_general(const struct wham_problem *p, struct wham_factors *f)
 }
 
 void
-wham_factors_init(const struct wham_problem *p, struct wham_factors *f)
+fek_wham_factors_init(const struct fek_wham_problem *p,
+    struct fek_wham_factors *f)
 {
 	long *rep[FEK_MAXDIM], h, i;
 	int d;
@@ -236,11 +239,12 @@ wham_factors_init(const struct wham_problem *p, struct wham_factors *f)
 	}
 	for (d = 0; d < f->D; d++)
 		free(rep[d]);
-	wham_factors_counts(p, f);
+	fek_wham_factors_counts(p, f);
 }
 
 void
-wham_factors_counts(const struct wham_problem *p, struct wham_factors *f)
+fek_wham_factors_counts(const struct fek_wham_problem *p,
+    struct fek_wham_factors *f)
 {
 	long long b;
 	long h;
@@ -255,7 +259,7 @@ wham_factors_counts(const struct wham_problem *p, struct wham_factors *f)
 }
 
 void
-wham_factors_free(struct wham_factors *f)
+fek_wham_factors_free(struct fek_wham_factors *f)
 {
 	free(f->perm);
 	free(f->G);
@@ -271,7 +275,8 @@ wham_factors_free(struct wham_factors *f)
 /* ln sum_h exp(ln H_h + u_h + ln c_hb): the exact denominator of Eq. 3.1;
  * scratch holds H doubles. */
 double
-wham_lse_bin(const struct wham_problem *p, const struct wham_factors *f,
+fek_wham_lse_bin(const struct fek_wham_problem *p,
+    const struct fek_wham_factors *f,
     const double *u, long long b, double *scratch, long *idx)
 {
 	double top = -HUGE_VAL, s = 0, v;
@@ -293,7 +298,7 @@ wham_lse_bin(const struct wham_problem *p, const struct wham_factors *f,
 
 /* ln sum_b c_hb p_b, exactly (Eq. 3.2). */
 double
-wham_lse_window(const struct wham_problem *p, const double *lnp, long h,
+fek_wham_lse_window(const struct fek_wham_problem *p, const double *lnp, long h,
     long *idx)
 {
 	double top = -HUGE_VAL, s = 0, v;

@@ -22,7 +22,7 @@ fek_pool_init(struct fek_pool *p, const struct fek_grid *g,
 	p->dropped = fek_alloc((size_t)nwin, sizeof(double));
 	p->mean = fek_alloc((size_t)nwin * g->ndim, sizeof(double));
 	p->group = fek_alloc((size_t)nwin, sizeof(long));
-	wham_overlap_init(&p->ov, g->nbins);
+	fek_wham_overlap_init(&p->ov, g->nbins);
 }
 
 void
@@ -46,7 +46,7 @@ fek_pool_add(struct fek_pool *p, long h, const double *rows, long long nnz,
 		for (d = 0; d < g->ndim; d++)
 			m[d] += c * fek_axis_delta(&g->ax[d],
 			    fek_grid_centre(g, d, idx[d]), p->win[h].centre[d]);
-		wham_overlap_add(&p->ov, h, b);
+		fek_wham_overlap_add(&p->ov, h, b);
 	}
 	p->n[h] = total;
 	p->dropped[h] = dropped;
@@ -64,7 +64,7 @@ fek_pool_finish(struct fek_pool *p)
 			p->mean[h * g->ndim + d] = p->n[h] > 0 ?
 			    p->win[h].centre[d] + p->mean[h * g->ndim + d] /
 			    p->n[h] : p->win[h].centre[d];
-	p->ngroups = wham_overlap_groups(&p->ov, p->nwin, p->group);
+	p->ngroups = fek_wham_overlap_groups(&p->ov, p->nwin, p->group);
 }
 
 void
@@ -75,6 +75,6 @@ fek_pool_free(struct fek_pool *p)
 	free(p->dropped);
 	free(p->mean);
 	free(p->group);
-	wham_overlap_free(&p->ov);
+	fek_wham_overlap_free(&p->ov);
 	memset(p, 0, sizeof *p);
 }

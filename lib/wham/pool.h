@@ -26,7 +26,7 @@ struct fek_pool {
 	const struct fek_window *win;	/* nwin: for the minimum image */
 	long *group;		/* nwin: after fek_pool_finish */
 	long ngroups;
-	struct wham_overlap ov;
+	struct fek_wham_overlap ov;
 };
 
 void	fek_pool_init(struct fek_pool *p, const struct fek_grid *g,

@@ -54,10 +54,10 @@
 #define NEWTON_MAXFLOP 2e8		/* H^2 x sampled bins */
 
 struct solver {
-	const struct wham_problem *p;
-	const struct wham_options *o;
-	struct wham_factors f;
-	struct wham_backend be;
+	const struct fek_wham_problem *p;
+	const struct fek_wham_options *o;
+	struct fek_wham_factors f;
+	struct fek_wham_backend be;
 	long H;
 	double *w;		/* H_h / N */
 	long sweeps, nexact;
@@ -288,7 +288,7 @@ solve_lbfgs(struct solver *s, struct point *x)
 
 /* Sampled bins, for the Hessian's size. */
 static long long
-sampled_bins(const struct wham_problem *p)
+sampled_bins(const struct fek_wham_problem *p)
 {
 	long long b, n = 0;
 
@@ -301,7 +301,7 @@ sampled_bins(const struct wham_problem *p)
 static int
 hessian(struct solver *s, const struct point *x, double *lnp, double *Hm)
 {
-	const struct wham_problem *p = s->p;
+	const struct fek_wham_problem *p = s->p;
 	long long b, k, nb = sampled_bins(p);
 	long h, j, idx[FEK_MAXDIM];
 	double *Aw, *diag;
@@ -421,10 +421,10 @@ solve_newton(struct solver *s, struct point *x)
 	return it;
 }
 
-static enum wham_solver
-choose(const struct wham_problem *p, const struct wham_options *o)
+static enum fek_wham_solver
+choose(const struct fek_wham_problem *p, const struct fek_wham_options *o)
 {
-	if (o->solver != WHAM_AUTO)
+	if (o->solver != FEK_WHAM_AUTO)
 		return o->solver;
 	/* a Hessian costs H^2 x sampled bins: Newton only where that is
 	 * cheap (1-D cases; 19^2 x 180^2 would take 4e9 a step, where
@@ -432,8 +432,8 @@ choose(const struct wham_problem *p, const struct wham_options *o)
 	if (p->nwin <= NEWTON_MAXWIN &&
 	    (long long)p->nwin * sampled_bins(p) <= NEWTON_MAXCELLS &&
 	    (double)p->nwin * p->nwin * sampled_bins(p) <= NEWTON_MAXFLOP)
-		return WHAM_NEWTON;
-	return WHAM_LBFGS;
+		return FEK_WHAM_NEWTON;
+	return FEK_WHAM_LBFGS;
 }
 
 /* --solver newton: its Hessian, the reduced copy that Cholesky factorises
@@ -441,12 +441,13 @@ choose(const struct wham_problem *p, const struct wham_options *o)
  * memory; refused (exit 64) before anything is allocated, rather than
  * left to the kernel's out-of-memory killer. */
 static int
-newton_too_big(const struct wham_problem *p, const struct wham_options *o)
+newton_too_big(const struct fek_wham_problem *p,
+    const struct fek_wham_options *o)
 {
 	double need, have;
 	long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
 
-	if (o->solver != WHAM_NEWTON || pages <= 0 || size <= 0)
+	if (o->solver != FEK_WHAM_NEWTON || pages <= 0 || size <= 0)
 		return 0;
 	need = 8.0 * ((double)p->nwin * p->nwin * 2 + (double)p->nwin *
 	    sampled_bins(p));
@@ -469,9 +470,9 @@ newton_too_big(const struct wham_problem *p, const struct wham_options *o)
 #define CPU_EXP_COST 20		/* multiply-adds an exp or log costs */
 
 static double
-cpu_estimate(const struct solver *s, enum wham_solver which, long ntrial)
+cpu_estimate(const struct solver *s, enum fek_wham_solver which, long ntrial)
 {
-	const struct wham_factors *f = &s->f;
+	const struct fek_wham_factors *f = &s->f;
 	double madd = 0, part, sweeps;
 	int d, e;
 
@@ -487,15 +488,17 @@ cpu_estimate(const struct solver *s, enum wham_solver which, long ntrial)
 			   rate (91^2 x 180^2: 24.5 ms a sweep on 16 cores) */
 		madd = 2.0 * f->H * (double)f->B / 10;
 	madd += CPU_EXP_COST * ((double)f->B + f->H);
-	sweeps = which == WHAM_NEWTON ? 8 : which == WHAM_LBFGS ? 40 : 500;
-	if (which == WHAM_NEWTON)	/* the Hessian, by BLAS: ~10x faster */
+	sweeps = which == FEK_WHAM_NEWTON ? 8 : which == FEK_WHAM_LBFGS ? 40 :
+	    500;
+	/* the Hessian, by BLAS: ~10x faster */
+	if (which == FEK_WHAM_NEWTON)
 		madd += (double)f->H * f->H * sampled_bins(s->p) / 10;
 	return (ntrial > 1 ? ntrial : 1) * sweeps * madd / CPU_MADD_S;
 }
 
 static int
-solver_open(struct solver *s, const struct wham_problem *p,
-    const struct wham_options *o, long ntrial)
+solver_open(struct solver *s, const struct fek_wham_problem *p,
+    const struct fek_wham_options *o, long ntrial)
 {
 	long h;
 	char why[256];
@@ -504,16 +507,16 @@ solver_open(struct solver *s, const struct wham_problem *p,
 	s->p = p;
 	s->o = o;
 	s->H = p->nwin;
-	wham_factors_init(p, &s->f);
+	fek_wham_factors_init(p, &s->f);
 	s->gpu = o->gpu > 0;
 	if (o->gpu < 0) {
 		s->cpu_est_s = cpu_estimate(s, choose(p, o), ntrial);
-		s->gpu = s->cpu_est_s > WHAM_AUTO_GPU_ABOVE_S &&
+		s->gpu = s->cpu_est_s > FEK_WHAM_AUTO_GPU_ABOVE_S &&
 		    fek_gpu_probe(why, sizeof why) > 0;
 	}
-	if ((s->gpu ? wham_gpu_backend(p, &s->f, &s->be) :
-	    wham_cpu_backend(p, &s->f, &s->be)) < 0) {
-		wham_factors_free(&s->f);
+	if ((s->gpu ? fek_wham_gpu_backend(p, &s->f, &s->be) :
+	    fek_wham_cpu_backend(p, &s->f, &s->be)) < 0) {
+		fek_wham_factors_free(&s->f);
 		return -1;
 	}
 	s->w = fek_alloc(s->H, sizeof(double));
@@ -526,20 +529,20 @@ static void
 solver_close(struct solver *s)
 {
 	s->be.free(s->be.ctx);
-	wham_factors_free(&s->f);
+	fek_wham_factors_free(&s->f);
 	free(s->w);
 }
 
 /* Solve from x->u; x is evaluated at the end. */
 static long
-solver_run(struct solver *s, enum wham_solver which, struct point *x)
+solver_run(struct solver *s, enum fek_wham_solver which, struct point *x)
 {
 	if (evaluate(s, x) < 0)
 		return -1;
 	switch (which) {
-	case WHAM_NEWTON:
+	case FEK_WHAM_NEWTON:
 		return solve_newton(s, x);
-	case WHAM_LBFGS:
+	case FEK_WHAM_LBFGS:
 		return solve_lbfgs(s, x);
 	default:
 		return solve_iterate(s, x);
@@ -547,8 +550,8 @@ solver_run(struct solver *s, enum wham_solver which, struct point *x)
 }
 
 int
-wham_solve(const struct wham_problem *p, const struct wham_options *o,
-    struct wham_result *res)
+fek_wham_solve(const struct fek_wham_problem *p,
+    const struct fek_wham_options *o, struct fek_wham_result *res)
 {
 	struct solver s;
 	struct point x;
@@ -602,7 +605,7 @@ wham_solve(const struct wham_problem *p, const struct wham_options *o,
  * count n_h / g_h over its own bins' frequencies.  Out: hc (the windows'
  * packed counts), n (their sample counts). */
 static void
-redraw(const struct wham_problem *p, unsigned long seed, long t, double *hc,
+redraw(const struct fek_wham_problem *p, unsigned long seed, long t, double *hc,
     double *n, double *prob, unsigned int *draw)
 {
 	gsl_rng *rng = fek_rng_new(seed, (unsigned long long)t);
@@ -628,10 +631,11 @@ redraw(const struct wham_problem *p, unsigned long seed, long t, double *hc,
 }
 
 int
-wham_bootstrap(const struct wham_problem *p, const struct wham_options *o,
-    long ntrial, unsigned long seed, struct wham_result *res)
+fek_wham_bootstrap(const struct fek_wham_problem *p,
+    const struct fek_wham_options *o,
+    long ntrial, unsigned long seed, struct fek_wham_result *res)
 {
-	struct wham_problem q = *p;
+	struct fek_wham_problem q = *p;
 	struct solver s;
 	struct point x;
 	long long B = p->grid.nbins, b, k, nnz = p->hist_start[p->nwin];
@@ -695,7 +699,7 @@ wham_bootstrap(const struct wham_problem *p, const struct wham_options *o,
 		memset(q.counts, 0, (size_t)B * sizeof(double));
 		for (k = 0; k < nnz; k++)
 			q.counts[p->hist_bin[k]] += q.hist_count[k];
-		if (wham_check_overlap(&q) < 0) {
+		if (fek_wham_check_overlap(&q) < 0) {
 			fek_seterr(FEK_EX_NUMERIC, "bootstrap trial %ld: the "
 			    "redrawn windows no longer overlap (too few "
 			    "samples per window, or too large a statistical "
@@ -703,7 +707,7 @@ wham_bootstrap(const struct wham_problem *p, const struct wham_options *o,
 			rc = -1;
 			break;
 		}
-		wham_factors_counts(&q, &s.f);
+		fek_wham_factors_counts(&q, &s.f);
 		for (h = 0; h < s.H; h++)
 			s.w[h] = q.n[h] / s.f.ntot;
 		if (s.be.counts(s.be.ctx) < 0) {
@@ -774,14 +778,14 @@ wham_bootstrap(const struct wham_problem *p, const struct wham_options *o,
 }
 
 const char *
-wham_solver_name(enum wham_solver s)
+fek_wham_solver_name(enum fek_wham_solver s)
 {
 	switch (s) {
-	case WHAM_ITERATE:
+	case FEK_WHAM_ITERATE:
 		return "iterate";
-	case WHAM_NEWTON:
+	case FEK_WHAM_NEWTON:
 		return "newton";
-	case WHAM_LBFGS:
+	case FEK_WHAM_LBFGS:
 		return "lbfgs";
 	default:
 		return "auto";
@@ -789,12 +793,12 @@ wham_solver_name(enum wham_solver s)
 }
 
 int
-wham_solver_parse(const char *str, enum wham_solver *out)
+fek_wham_solver_parse(const char *str, enum fek_wham_solver *out)
 {
-	enum wham_solver s;
+	enum fek_wham_solver s;
 
-	for (s = WHAM_AUTO; s <= WHAM_LBFGS; s++)
-		if (strcmp(str, wham_solver_name(s)) == 0) {
+	for (s = FEK_WHAM_AUTO; s <= FEK_WHAM_LBFGS; s++)
+		if (strcmp(str, fek_wham_solver_name(s)) == 0) {
 			*out = s;
 			return 0;
 		}
@@ -812,7 +816,7 @@ uf_find(long *parent, long x)
 }
 
 void
-wham_overlap_init(struct wham_overlap *ov, long long nbins)
+fek_wham_overlap_init(struct fek_wham_overlap *ov, long long nbins)
 {
 	long long b;
 
@@ -824,7 +828,7 @@ wham_overlap_init(struct wham_overlap *ov, long long nbins)
 
 /* Entries up to window h. */
 static void
-overlap_grow(struct wham_overlap *ov, long h)
+overlap_grow(struct fek_wham_overlap *ov, long h)
 {
 	if (h >= ov->nwin) {
 		if (h >= ov->cap) {
@@ -844,14 +848,14 @@ overlap_grow(struct wham_overlap *ov, long h)
 }
 
 void
-wham_overlap_join(struct wham_overlap *ov, long h, long o)
+fek_wham_overlap_join(struct fek_wham_overlap *ov, long h, long o)
 {
 	overlap_grow(ov, h > o ? h : o);
 	ov->parent[uf_find(ov->parent, h)] = uf_find(ov->parent, o);
 }
 
 void
-wham_overlap_add(struct wham_overlap *ov, long h, long long bin)
+fek_wham_overlap_add(struct fek_wham_overlap *ov, long h, long long bin)
 {
 	long o;
 
@@ -867,7 +871,8 @@ wham_overlap_add(struct wham_overlap *ov, long h, long long bin)
 }
 
 int
-wham_overlap_check(struct wham_overlap *ov, const struct wham_problem *p)
+fek_wham_overlap_check(struct fek_wham_overlap *ov,
+    const struct fek_wham_problem *p)
 {
 	long h, other = -1;
 	int d, n = 0;
@@ -877,7 +882,7 @@ wham_overlap_check(struct wham_overlap *ov, const struct wham_problem *p)
 		if (h >= ov->nwin || uf_find(ov->parent, h) !=
 		    uf_find(ov->parent, 0))
 			other = h;
-	wham_overlap_free(ov);
+	fek_wham_overlap_free(ov);
 	if (other < 0)
 		return 0;
 	for (d = 0; d < p->grid.ndim; d++)
@@ -893,7 +898,7 @@ wham_overlap_check(struct wham_overlap *ov, const struct wham_problem *p)
 }
 
 void
-wham_overlap_free(struct wham_overlap *ov)
+fek_wham_overlap_free(struct fek_wham_overlap *ov)
 {
 	free(ov->parent);
 	free(ov->joined);
@@ -902,7 +907,7 @@ wham_overlap_free(struct wham_overlap *ov)
 }
 
 long
-wham_overlap_groups(struct wham_overlap *ov, long nwin, long *group)
+fek_wham_overlap_groups(struct fek_wham_overlap *ov, long nwin, long *group)
 {
 	long h, r, n = 0, *first = fek_alloc((size_t)(nwin ? nwin : 1),
 	    sizeof(long));
@@ -918,27 +923,27 @@ wham_overlap_groups(struct wham_overlap *ov, long nwin, long *group)
 		group[h] = first[r];
 	}
 	free(first);
-	wham_overlap_free(ov);
+	fek_wham_overlap_free(ov);
 	return n;
 }
 
 int
-wham_check_overlap(const struct wham_problem *p)
+fek_wham_check_overlap(const struct fek_wham_problem *p)
 {
-	struct wham_overlap ov;
+	struct fek_wham_overlap ov;
 	long h;
 	long long k;
 
-	wham_overlap_init(&ov, p->grid.nbins);
+	fek_wham_overlap_init(&ov, p->grid.nbins);
 	for (h = 0; h < p->nwin; h++)
 		for (k = p->hist_start[h]; k < p->hist_start[h + 1]; k++)
 			if (p->hist_count[k] > 0)
-				wham_overlap_add(&ov, h, p->hist_bin[k]);
-	return wham_overlap_check(&ov, p);
+				fek_wham_overlap_add(&ov, h, p->hist_bin[k]);
+	return fek_wham_overlap_check(&ov, p);
 }
 
 void
-wham_result_free(struct wham_result *res)
+fek_wham_result_free(struct fek_wham_result *res)
 {
 	free(res->lnp);
 	free(res->lnf);
@@ -948,7 +953,7 @@ wham_result_free(struct wham_result *res)
 }
 
 void
-wham_problem_free(struct wham_problem *p)
+fek_wham_problem_free(struct fek_wham_problem *p)
 {
 	free(p->win);
 	free(p->n);

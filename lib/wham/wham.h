@@ -14,7 +14,7 @@
 
 #include "stream/grid.h"
 
-struct wham_problem {
+struct fek_wham_problem {
 	struct fek_grid grid;
 	double temp;		/* K */
 	long nwin;
@@ -30,7 +30,7 @@ struct wham_problem {
 	double *ineff;		/* nwin: statistical inefficiency g_h >= 1,
 				 * for the bootstrap; NULL means 1 */
 	/* Sparse histograms, CSR by window: the bootstrap (and
-	 * wham_check_overlap); NULL when the reader did not keep them. */
+	 * fek_wham_check_overlap); NULL when the reader did not keep them. */
 	long long *hist_start;	/* nwin + 1 */
 	long long *hist_bin;
 	double *hist_count;
@@ -44,18 +44,19 @@ struct wham_problem {
 /* -d auto takes the GPU where the CPU solve would take longer than this,
  * about what a CUDA context costs: 0.2 s to create (0.3 s beside another
  * process creating one) and 0.1 s to tear down (bench/RESULTS.md). */
-#define WHAM_AUTO_GPU_ABOVE_S 0.3
+#define FEK_WHAM_AUTO_GPU_ABOVE_S 0.3
 
-enum wham_solver { WHAM_AUTO, WHAM_ITERATE, WHAM_NEWTON, WHAM_LBFGS };
+enum fek_wham_solver { FEK_WHAM_AUTO, FEK_WHAM_ITERATE, FEK_WHAM_NEWTON,
+    FEK_WHAM_LBFGS };
 
-struct wham_options {
+struct fek_wham_options {
 	double tol;		/* on the largest residual |r_h|, in kT */
 	long maxiter;
-	enum wham_solver solver;
+	enum fek_wham_solver solver;
 	int gpu;		/* evaluate the sweeps on the GPU (1), the
 				 * CPU (0), or (-1) the GPU only where the
 				 * CPU would take longer than a CUDA context
-				 * costs (wham_solve decides) */
+				 * costs (fek_wham_solve decides) */
 	long progress_every;	/* call progress every this many iterations */
 	void (*progress)(long iteration, double maxdelta);
 	const double *lnf0;	/* nwin: ln f_h to start from (an earlier
@@ -63,7 +64,7 @@ struct wham_options {
 				 * for f_h = 1 */
 };
 
-struct wham_result {
+struct fek_wham_result {
 	double *lnp;		/* nbins: ln of the normalised p_b; -inf empty */
 	double *lnf;		/* nwin: ln f_h = F_h/kT, F_1 = 0 */
 	long iterations;	/* outer iterations of the solver */
@@ -71,7 +72,7 @@ struct wham_result {
 	double maxdelta;	/* the largest residual at the end, kT */
 	int converged;
 	int logspace_bins;	/* bins/windows that needed the log path */
-	enum wham_solver solver;	/* the one used (auto resolved) */
+	enum fek_wham_solver solver;	/* the one used (auto resolved) */
 	int handover;		/* newton: went on with L-BFGS when its
 				 * line search found no lower A */
 	int tensor;		/* windows on a grid: per-axis products */
@@ -80,7 +81,7 @@ struct wham_result {
 	double setup_s;		/* seconds to build the factors and the
 				 * backend (the device's buffers), before
 				 * the first sweep */
-	/* Bootstrap (wham_bootstrap): standard deviations, NULL before. */
+	/* Bootstrap (fek_wham_bootstrap): standard deviations, NULL before. */
 	double *sd_lnp;		/* nbins: of ln p_b */
 	double *sd_lnf;		/* nwin: of F_h/kT */
 	long trials;
@@ -89,43 +90,45 @@ struct wham_result {
 /* Windows must share sampled bins, directly or through others, or their
  * relative free energies are undefined: -1 (exit 1) naming two windows of
  * different components.  Needs the sparse histograms. */
-int	wham_check_overlap(const struct wham_problem *p);
+int	fek_wham_check_overlap(const struct fek_wham_problem *p);
 /* The same check fed a sampled bin at a time, for readers that do not
  * keep the histograms: init, add (h, b) for every count > 0, then check
  * (which frees the tracker). */
-struct wham_overlap {
+struct fek_wham_overlap {
 	long *parent;		/* union-find over windows */
 	long nwin, cap;
 	long *joined;		/* per owner window: the last h joined to it */
 	long *owner;		/* nbins: first window seen in the bin */
 };
-void	wham_overlap_init(struct wham_overlap *ov, long long nbins);
-void	wham_overlap_add(struct wham_overlap *ov, long h, long long bin);
+void	fek_wham_overlap_init(struct fek_wham_overlap *ov, long long nbins);
+void	fek_wham_overlap_add(struct fek_wham_overlap *ov, long h,
+	    long long bin);
 /* Windows h and o share a sampled bin (for readers that find the pairs
  * themselves; the owner array is theirs to fill then). */
-void	wham_overlap_join(struct wham_overlap *ov, long h, long o);
-int	wham_overlap_check(struct wham_overlap *ov,
-	    const struct wham_problem *p);
+void	fek_wham_overlap_join(struct fek_wham_overlap *ov, long h, long o);
+int	fek_wham_overlap_check(struct fek_wham_overlap *ov,
+	    const struct fek_wham_problem *p);
 /* Instead of the check: per window the first (lowest) window of its
  * overlap group, and the number of groups; frees the tracker. */
-long	wham_overlap_groups(struct wham_overlap *ov, long nwin, long *group);
+long	fek_wham_overlap_groups(struct fek_wham_overlap *ov, long nwin,
+	    long *group);
 /* The tracker's memory, unchecked. */
-void	wham_overlap_free(struct wham_overlap *ov);
+void	fek_wham_overlap_free(struct fek_wham_overlap *ov);
 /* Solve Eqs. 3.1-3.2 to the fixed point: the largest residual
  * r_h = ln f_h(new) - ln f_h, the change one self-consistent sweep would
  * make (for iterate, the change it did make), below o->tol.  -1 with exit
  * code 1 when o->maxiter is reached, 69 when the GPU is unusable. */
-int	wham_solve(const struct wham_problem *p, const struct wham_options *o,
-	    struct wham_result *res);
+int	fek_wham_solve(const struct fek_wham_problem *p,
+	    const struct fek_wham_options *o, struct fek_wham_result *res);
 /* Bootstrap errors of a solved problem: ntrial resampled data sets (each
  * window's histogram redrawn, multinomially, with n_h/g_h samples), each
  * solved from res's solution; fills res->sd_lnp and res->sd_lnf. */
-int	wham_bootstrap(const struct wham_problem *p,
-	    const struct wham_options *o, long ntrial, unsigned long seed,
-	    struct wham_result *res);
-const char *wham_solver_name(enum wham_solver s);
-int	wham_solver_parse(const char *s, enum wham_solver *out);
-void	wham_result_free(struct wham_result *res);
-void	wham_problem_free(struct wham_problem *p);
+int	fek_wham_bootstrap(const struct fek_wham_problem *p,
+	    const struct fek_wham_options *o, long ntrial, unsigned long seed,
+	    struct fek_wham_result *res);
+const char *fek_wham_solver_name(enum fek_wham_solver s);
+int	fek_wham_solver_parse(const char *s, enum fek_wham_solver *out);
+void	fek_wham_result_free(struct fek_wham_result *res);
+void	fek_wham_problem_free(struct fek_wham_problem *p);
 
 #endif

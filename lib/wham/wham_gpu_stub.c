@@ -40,8 +40,8 @@ fek_gpu_bin(struct fek_gpu_binner *b, const struct fek_grid *g,
 }
 
 int
-wham_gpu_backend(const struct wham_problem *p, const struct wham_factors *f,
-    struct wham_backend *be)
+fek_wham_gpu_backend(const struct fek_wham_problem *p,
+    const struct fek_wham_factors *f, struct fek_wham_backend *be)
 {
 	return fek_seterr(FEK_EX_UNAVAILABLE, "-d gpu: fek was built without "
 	    "CUDA (nvcc not found)");
