@@ -17,6 +17,8 @@ CC ?= cc
 CFLAGS ?= -O2 -g
 CWARN = -Wall -Wextra -Wno-unused-parameter
 CPPFLAGS += -std=c11 -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L -Ilib
+# each object's headers, found by the compilers (-MMD), as NAME.d beside it
+DEPFLAGS = -MMD -MP
 # OpenMP: window-parallel loops on the CPU (wham-gpu's reader); GCC's own.
 OMPFLAGS = -fopenmp
 LDLIBS = -lgsl -lopenblas -lmatheval -lfftw3 -lz -lm
@@ -38,11 +40,10 @@ NVCC ?= $(shell command -v nvcc 2>/dev/null || \
 CUDA_ARCH ?= -gencode arch=compute_90,code=sm_90 \
 	-gencode arch=compute_90,code=compute_90
 NVCCFLAGS ?= -O3 -std=c++17 -Ilib -Ikernels $(CUDA_ARCH)
+NVCCFLAGS += $(DEPFLAGS)
 
 # lib/X is a subsystem, kernels/X its GPU twin; C never includes kernels/
 LIBSRC = $(filter-out %_gpu_stub.c,$(wildcard lib/*/*.c))
-LIBHDR = $(wildcard lib/*/*.h)
-KERNHDR = $(wildcard kernels/*/*.cuh)
 CUSRC = $(wildcard kernels/*/*.cu)
 ifneq ($(NVCC),)
 CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(NVCC))
@@ -85,10 +86,13 @@ BUILDFLAGS = $(CC) $(CFLAGS) $(OMPFLAGS) $(CWARN) $(CPPFLAGS) $(LDFLAGS) $(NVCC)
 	scripts/install-deps build
 	@touch $@
 
-lib/%.o: lib/%.c $(LIBHDR) .build-flags | .deps-build
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(OMPFLAGS) $(CWARN) -c -o $@ $<
+lib/%.o: lib/%.c .build-flags | .deps-build
+	$(CC) $(CPPFLAGS) $(DEPFLAGS) $(CFLAGS) $(OMPFLAGS) $(CWARN) -c -o $@ $<
 
-kernels/%.o: kernels/%.cu $(LIBHDR) $(KERNHDR) .build-flags | .deps-build
+# the text of lib/md/replica_eval.h is assembled in (.incbin), unseen by -MMD
+lib/md/replica_src.o: lib/md/replica_eval.h
+
+kernels/%.o: kernels/%.cu .build-flags | .deps-build
 	$(NVCC) $(NVCCFLAGS) -c -o $@ $<
 
 # md-gpu --top's kernels launch on the host thread's own stream, which
@@ -99,12 +103,12 @@ lib/libfek.a: $(LIBOBJ)
 	rm -f $@
 	ar rcs $@ $(LIBOBJ)
 
-tools/%: tools/%.c lib/libfek.a $(LIBHDR) .build-flags
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(OMPFLAGS) $(CWARN) $(LDFLAGS) -o $@ $< \
+tools/%: tools/%.c lib/libfek.a .build-flags
+	$(CC) $(CPPFLAGS) $(DEPFLAGS) $(CFLAGS) $(OMPFLAGS) $(CWARN) $(LDFLAGS) -o $@ $< \
 	    lib/libfek.a $(LDLIBS)
 
-$(TESTPROGS): %: %.c lib/libfek.a $(LIBHDR) .build-flags
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(OMPFLAGS) $(CWARN) $(LDFLAGS) -o $@ $< \
+$(TESTPROGS): %: %.c lib/libfek.a .build-flags
+	$(CC) $(CPPFLAGS) $(DEPFLAGS) $(CFLAGS) $(OMPFLAGS) $(CWARN) $(LDFLAGS) -o $@ $< \
 	    lib/libfek.a $(LDLIBS)
 
 check:
@@ -145,5 +149,7 @@ uninstall:
 	for m in $(notdir $(MAN7)); do rm -f $(DESTDIR)$(MANPREFIX)/man7/$$m; done
 
 clean:
-	rm -f lib/*/*.o lib/libfek.a kernels/*/*.o $(TOOLS) $(TESTPROGS) \
+	rm -f lib/*/*.[od] lib/libfek.a kernels/*/*.[od] tools/*.d tests/*.d $(TOOLS) $(TESTPROGS) \
 	    .build-flags
+
+-include $(wildcard lib/*/*.d kernels/*/*.d tools/*.d tests/*.d)

@@ -235,7 +235,7 @@ fi
 # bit for bit, and the same end, on 10^6 random strings and the edge cases
 # (tests/decimal-check.c).
 CC=${CC:-cc}
-if t decimal-build 0 "$CC -std=c11 -D_DEFAULT_SOURCE -O2 -I'$TOP/lib' -o dcheck '$TOP/tests/decimal-check.c' '$TOP/lib/decimal.c' -lgsl -lopenblas -lm"; then
+if t decimal-build 0 "$CC -std=c11 -D_DEFAULT_SOURCE -O2 -I'$TOP/lib' -o dcheck '$TOP/tests/decimal-check.c' '$TOP/lib/core/decimal.c' -lgsl -lopenblas -lm"; then
 	t decimal-vs-strtod 0 './dcheck 1000000 1 > dcheck.out'
 	ok decimal-no-mismatch grep -q ' 0 mismatches$' dcheck.out
 fi

@@ -26,14 +26,16 @@
 #define NA 6.02214076e23		/* 1/mol, exact */
 
 static void
-usage(void)
+usage(int code)
 {
-	fprintf(stderr, "usage: bar-solve [-Pqv] [-c trace] [-m method[,method"
+	FILE *fp = code ? stderr : stdout;
+
+	fprintf(fp, "usage: bar-solve [-Pqv] [-c trace] [-m method[,method"
 	    "...]] [-n count]\n"
 	    "                 [-r density[unit]] [-u kcal|kJ|kT] [file ...]\n"
 	    "       bar-solve [-qv] [-c trace] [-m method[,method...]] "
 	    "[-n count] -W forward reverse\n");
-	exit(FEK_EX_USAGE);
+	exit(code);
 }
 
 /* -m tpi,os,bar (fwd and rev are tpi and del) */
@@ -294,7 +296,7 @@ int
 main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "version", no_argument, NULL, 'V' },
+		FEK_LONGOPTS_COMMON,
 		{ "units", required_argument, NULL, 'u' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -316,7 +318,7 @@ main(int argc, char **argv)
 	fek_setprogname(argv[0]);
 	gsl_set_error_handler_off();
 	memset(want, 0, sizeof want);
-	while ((c = getopt_long(argc, argv, "c:m:n:Pqr:u:vW", longopts,
+	while ((c = getopt_long(argc, argv, "c:hm:n:Pqr:u:vW", longopts,
 	    NULL)) != -1) {
 		switch (c) {
 		case 'c':
@@ -350,10 +352,12 @@ main(int argc, char **argv)
 		case 'W':
 			work = 1;
 			break;
-		case 'V':
+		case FEK_OPT_VERSION:
 			fek_version_exit();
+		case 'h':
+			usage(0);
 		default:
-			usage();
+			usage(FEK_EX_USAGE);
 		}
 	}
 	argc -= optind;
@@ -371,7 +375,7 @@ main(int argc, char **argv)
 		}
 	}
 	if (nerr)
-		usage();
+		usage(FEK_EX_USAGE);
 
 	if (work) {
 		double *wF = read_work(argv[0], &nF), *wR = read_work(argv[1],

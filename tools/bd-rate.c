@@ -20,13 +20,15 @@
 #define MAXDIST 64
 
 static void
-usage(void)
+usage(int code)
 {
-	fprintf(stderr, "usage: bd-rate [-Tqv] [--dist d[,d...]] [file ...]\n");
-	exit(FEK_EX_USAGE);
+	FILE *fp = code ? stderr : stdout;
+
+	fprintf(fp, "usage: bd-rate [-Tqv] [--dist d[,d...]] [file ...]\n");
+	exit(code);
 }
 
-enum { OPT_DIST = 300, OPT_VERSION };
+enum { OPT_DIST = 300 };
 
 /* The keys every section of one run shares. */
 static const char *const runkeys[] = { "BSURF", "QSURF", "KDB", "KDQ",
@@ -62,7 +64,7 @@ main(int argc, char **argv)
 {
 	static const struct option lopts[] = {
 		{ "dist", required_argument, NULL, OPT_DIST },
-		{ "version", no_argument, NULL, OPT_VERSION },
+		FEK_LONGOPTS_COMMON,
 		{ NULL, 0, NULL, 0 }
 	};
 	struct fek_header h, first;
@@ -77,7 +79,7 @@ main(int argc, char **argv)
 	FILE *outfp;
 
 	fek_setprogname(argv[0]);
-	while ((c = getopt_long(argc, argv, "qTv", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "hqTv", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'q':
 			quiet = 1;
@@ -105,14 +107,16 @@ main(int argc, char **argv)
 			free(copy);
 			break;
 		}
-		case OPT_VERSION:
+		case FEK_OPT_VERSION:
 			fek_version_exit();
+		case 'h':
+			usage(0);
 		default:
-			usage();
+			usage(FEK_EX_USAGE);
 		}
 	}
 	if (nerr)
-		usage();
+		usage(FEK_EX_USAGE);
 	argc -= optind;
 	argv += optind;
 	fek_hdr_init(&first, "bdtraj");

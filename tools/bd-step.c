@@ -20,12 +20,13 @@
 #include "stream/dcd.h"
 #include "bd/bd.h"
 #include "bd/bd_output.h"
-#include "bd/bd_gpu.h"
 
 static void
-usage(void)
+usage(int code)
 {
-	fprintf(stderr, "usage: bd-step [-Tqv] [-d cpu|gpu|auto] [-f first] "
+	FILE *fp = code ? stderr : stdout;
+
+	fprintf(fp, "usage: bd-step [-Tqv] [-d cpu|gpu|auto] [-f first] "
 	    "[-n trajectories] [-s seed]\n"
 	    "               [-t temperature] [--bsphere b] [--contacts n] "
 	    "[--dcd file]\n"
@@ -39,14 +40,14 @@ usage(void)
 	    "[--rxn-dist d]\n"
 	    "               [--viscosity eta] A.pqr A.dx|- B.pqr B.dx|- "
 	    "contacts\n");
-	exit(FEK_EX_USAGE);
+	exit(code);
 }
 
 enum {
 	OPT_BSPHERE = 300, OPT_CONTACTS, OPT_DCD, OPT_DH, OPT_DIFF, OPT_DT,
 	OPT_DTRANGE, OPT_EPS, OPT_XH, OPT_IONIC, OPT_LOG, OPT_LOGEVERY,
 	OPT_LOGTRAJ, OPT_MAXSTEPS, OPT_PROBE, OPT_QSPHERE, OPT_RADIUS,
-	OPT_RDIFF, OPT_RXNDIST, OPT_VISC, OPT_VERSION
+	OPT_RDIFF, OPT_RXNDIST, OPT_VISC
 };
 
 /* "a:b", both in [lo, hi]; with strict, a < b. */
@@ -152,13 +153,13 @@ main(int argc, char **argv)
 		{ "rdiff", required_argument, NULL, OPT_RDIFF },
 		{ "rxn-dist", required_argument, NULL, OPT_RXNDIST },
 		{ "viscosity", required_argument, NULL, OPT_VISC },
-		{ "version", no_argument, NULL, OPT_VERSION },
+		FEK_LONGOPTS_COMMON,
 		{ NULL, 0, NULL, 0 }
 	};
 	struct fek_bd_opts o;
 	struct fek_bd_system x;
 	struct fek_bd_outcome *out;
-	struct fek_bd_gpu *gpu = NULL;
+	struct fek_bd_gpu_stats gst = { .device = "" };
 	struct fek_writer w;
 	struct fek_header h;
 	struct logger lg;
@@ -181,7 +182,7 @@ main(int argc, char **argv)
 	o.probe = 1.4;
 	o.xh = 0.5;
 	o.rxn_dist = 5.5;
-	while ((c = getopt_long(argc, argv, "d:f:n:qs:Tt:v", lopts, NULL)) !=
+	while ((c = getopt_long(argc, argv, "d:f:hn:qs:Tt:v", lopts, NULL)) !=
 	    -1) {
 		switch (c) {
 		case 'd':
@@ -298,10 +299,12 @@ main(int argc, char **argv)
 			nerr += fek_opt_double(optarg, 1e-6, 10,
 			    "--viscosity (Pa s)", &o.eta);
 			break;
-		case OPT_VERSION:
+		case FEK_OPT_VERSION:
 			fek_version_exit();
+		case 'h':
+			usage(0);
 		default:
-			usage();
+			usage(FEK_EX_USAGE);
 		}
 	}
 	argc -= optind;
@@ -310,12 +313,12 @@ main(int argc, char **argv)
 		if (nerr == 0)
 			fek_warnx("need A.pqr A.dx B.pqr B.dx contacts (a grid "
 			    "may be -)");
-		usage();
+		usage(FEK_EX_USAGE);
 	}
 	if (nerr)
-		usage();
+		usage(FEK_EX_USAGE);
 	if (o.have_range && (o.r1 < 0 || o.r2 <= o.r1))
-		usage();
+		usage(FEK_EX_USAGE);
 	if ((logpath || dcdpath) && dev == FEK_DEV_GPU)
 		fek_errx(FEK_EX_USAGE, "--log and --dcd run on the CPU (-d cpu)");
 	o.pqr[0] = argv[0];
@@ -412,12 +415,9 @@ main(int argc, char **argv)
 		if (nl < ntraj)
 			fek_bd_run_cpu(&x.sys, first + nl, ntraj - nl, out + nl,
 			    show_progress);
-	} else if (use == FEK_DEV_GPU) {
-		if ((gpu = fek_bd_gpu_new(&x.sys)) == NULL ||
-		    fek_bd_gpu_run(gpu, first, ntraj, out, show_progress) != 0)
-			fek_die();
-	} else {
-		fek_bd_run_cpu(&x.sys, first, ntraj, out, show_progress);
+	} else if (fek_bd_run(&x.sys, use, first, ntraj, out, show_progress,
+	    &gst) != 0) {
+		fek_die();
 	}
 	secs = fek_seconds() - t0;
 	if (progress_on)
@@ -442,14 +442,10 @@ main(int argc, char **argv)
 		fprintf(stderr, "bd-step: beta %.6f [%.6f, %.6f], k_on %.5g "
 		    "M^-1 s^-1 [%.5g, %.5g]\n", r.beta, r.beta_lo, r.beta_hi,
 		    r.k, r.k_lo, r.k_hi);
-		if (gpu) {
-			struct fek_bd_gpu_stats st;
-
-			fek_bd_gpu_stats(gpu, &st);
+		if (gst.device[0] != '\0')
 			fprintf(stderr, "bd-step: %s, %d warps, setup %.1f ms, "
-			    "run %.1f ms\n", st.device, st.warps, st.setup_ms,
-			    st.run_ms);
-		}
+			    "run %.1f ms\n", gst.device, gst.warps,
+			    gst.setup_ms, gst.run_ms);
 	}
 	if (!quiet && count[FEK_BD_STUCK] > 0)
 		fek_warnx("%lld of %ld trajectories stuck after %ld steps "
@@ -464,7 +460,6 @@ main(int argc, char **argv)
 	fek_outbuf_commit(outfp);
 	fek_writer_free(&w);
 	fek_hdr_free(&h);
-	fek_bd_gpu_free(gpu);
 	fek_bd_system_free(&x);
 	free(out);
 	free(lg.xyz);

@@ -19,10 +19,12 @@
 #include "stream/stream.h"
 
 static void
-usage(void)
+usage(int code)
 {
-	fprintf(stderr, "usage: bias-build [-acTqw] [file ...]\n");
-	exit(FEK_EX_USAGE);
+	FILE *fp = code ? stderr : stdout;
+
+	fprintf(fp, "usage: bias-build [-acTqw] [file ...]\n");
+	exit(code);
 }
 
 static enum fek_bias_eval how = FEK_BIAS_CENTRE;
@@ -129,7 +131,7 @@ int
 main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "version", no_argument, NULL, 'V' },
+		FEK_LONGOPTS_COMMON,
 		{ NULL, 0, NULL, 0 }
 	};
 	struct fek_writer w;
@@ -137,7 +139,7 @@ main(int argc, char **argv)
 	int c, text = 0, i;
 
 	fek_setprogname(argv[0]);
-	while ((c = getopt_long(argc, argv, "acqTw", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "achqTw", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'a':
 			how = FEK_BIAS_AVERAGE;
@@ -154,10 +156,12 @@ main(int argc, char **argv)
 		case 'w':
 			how = FEK_BIAS_WEIGHTED;
 			break;
-		case 'V':
+		case FEK_OPT_VERSION:
 			fek_version_exit();
+		case 'h':
+			usage(0);
 		default:
-			usage();
+			usage(FEK_EX_USAGE);
 		}
 	}
 	out = fek_outbuf_open();

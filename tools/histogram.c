@@ -39,13 +39,15 @@ set_ineff(struct fek_header *h, const double *x, long n,
 }
 
 static void
-usage(void)
+usage(int code)
 {
-	fprintf(stderr, "usage: histogram [-gTqv] [-d cpu|gpu|auto] [-E kcal|kJ] "
+	FILE *fp = code ? stderr : stdout;
+
+	fprintf(fp, "usage: histogram [-gTqv] [-d cpu|gpu|auto] [-E kcal|kJ] "
 	    "[-m metadata]\n"
 	    "                 [-t temperature] [-u unit] "
 	    "-b bins|lo:hi:bins[:p] ... [file ...]\n");
-	exit(FEK_EX_USAGE);
+	exit(code);
 }
 
 /* The grid of a section: its AXIS lines, with -b applied. */
@@ -453,7 +455,7 @@ int
 main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "version", no_argument, NULL, 'V' },
+		FEK_LONGOPTS_COMMON,
 		{ NULL, 0, NULL, 0 }
 	};
 	struct fek_binspec bs[MAXB];
@@ -466,7 +468,7 @@ main(int argc, char **argv)
 	int c, nb = 0, nerr = 0, text = 0, temp_given = 0, i;
 
 	fek_setprogname(argv[0]);
-	while ((c = getopt_long(argc, argv, "b:d:E:gm:qt:Tu:v", longopts,
+	while ((c = getopt_long(argc, argv, "b:d:E:ghm:qt:Tu:v", longopts,
 	    NULL)) != -1) {
 		switch (c) {
 		case 'b':
@@ -509,10 +511,12 @@ main(int argc, char **argv)
 			break;
 		case 'v':
 			break;
-		case 'V':
+		case FEK_OPT_VERSION:
 			fek_version_exit();
+		case 'h':
+			usage(0);
 		default:
-			usage();
+			usage(FEK_EX_USAGE);
 		}
 	}
 	argc -= optind;
@@ -526,7 +530,7 @@ main(int argc, char **argv)
 		nerr++;
 	}
 	if (nerr)
-		usage();
+		usage(FEK_EX_USAGE);
 	/* time series (-m) are binned on the CPU */
 	if (fek_device_resolve(dev, meta == NULL, &use) < 0)
 		fek_die();

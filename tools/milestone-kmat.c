@@ -24,11 +24,13 @@
 #include "stream/stream.h"
 
 static void
-usage(void)
+usage(int code)
 {
-	fprintf(stderr, "usage: milestone-kmat [-Tqv] [-f target[,target...]] "
+	FILE *fp = code ? stderr : stdout;
+
+	fprintf(fp, "usage: milestone-kmat [-Tqv] [-f target[,target...]] "
 	    "[file ...]\n");
-	exit(FEK_EX_USAGE);
+	exit(code);
 }
 
 struct input {
@@ -155,7 +157,7 @@ int
 main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "version", no_argument, NULL, 'V' },
+		FEK_LONGOPTS_COMMON,
 		{ NULL, 0, NULL, 0 }
 	};
 	struct input in;
@@ -173,7 +175,7 @@ main(int argc, char **argv)
 	fek_setprogname(argv[0]);
 	memset(&in, 0, sizeof in);
 	fek_hdr_init(&in.first, NULL);
-	while ((c = getopt_long(argc, argv, "f:qTv", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "f:hqTv", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			nerr += fek_milestone_parse_targets(optarg, &tg, &ntg);
@@ -187,14 +189,16 @@ main(int argc, char **argv)
 		case 'v':
 			verbose = 1;
 			break;
-		case 'V':
+		case FEK_OPT_VERSION:
 			fek_version_exit();
+		case 'h':
+			usage(0);
 		default:
-			usage();
+			usage(FEK_EX_USAGE);
 		}
 	}
 	if (nerr)
-		usage();
+		usage(FEK_EX_USAGE);
 	if (optind == argc)
 		read_input(&in, "-");
 	for (i = optind; i < argc; i++)

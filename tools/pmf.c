@@ -18,11 +18,13 @@
 #include "stream/stream.h"
 
 static void
-usage(void)
+usage(int code)
 {
-	fprintf(stderr, "usage: pmf [-BTq] [-m axis[,axis...]] [-u kcal|kJ|kT] "
+	FILE *fp = code ? stderr : stdout;
+
+	fprintf(fp, "usage: pmf [-BTq] [-m axis[,axis...]] [-u kcal|kJ|kT] "
 	    "[-z coord[,coord...]] [file]\n");
-	exit(FEK_EX_USAGE);
+	exit(code);
 }
 
 /* -m 1,2 or -m x,y: the axes to keep, ascending. */
@@ -61,7 +63,7 @@ int
 main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "version", no_argument, NULL, 'V' },
+		FEK_LONGOPTS_COMMON,
 		{ "units", required_argument, NULL, 'u' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -80,7 +82,8 @@ main(int argc, char **argv)
 
 	fek_setprogname(argv[0]);
 	fek_trace("start");
-	while ((c = getopt_long(argc, argv, "Bm:qTu:z:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "Bhm:qTu:z:", longopts, NULL)) !=
+	    -1) {
 		switch (c) {
 		case 'B':
 			binary = 1;
@@ -100,10 +103,12 @@ main(int argc, char **argv)
 		case 'z':
 			zero = optarg;
 			break;
-		case 'V':
+		case FEK_OPT_VERSION:
 			fek_version_exit();
+		case 'h':
+			usage(0);
 		default:
-			usage();
+			usage(FEK_EX_USAGE);
 		}
 	}
 	if (argc - optind > 1) {
@@ -111,7 +116,7 @@ main(int argc, char **argv)
 		nerr++;
 	}
 	if (nerr)
-		usage();
+		usage(FEK_EX_USAGE);
 	if (optind < argc)
 		path = argv[optind];
 	if (fek_reader_open(&r, path) < 0)

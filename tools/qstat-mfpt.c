@@ -28,14 +28,16 @@
 #define MS_CUMULATIVE_DENSE_MAX 400
 
 static void
-usage(void)
+usage(int code)
 {
-	fprintf(stderr, "usage: qstat-mfpt [-qv] [-B trials] "
+	FILE *fp = code ? stderr : stdout;
+
+	fprintf(fp, "usage: qstat-mfpt [-qv] [-B trials] "
 	    "[-b reflect|recycle[=source]|none] [-S seed]\n"
 	    "                  [-s start -f target[,target...]] [-t kelvin] "
 	    "[-u kcal|kJ|kT]\n"
 	    "                  [--solver auto|tridiag|band|dense] [file]\n");
-	exit(FEK_EX_USAGE);
+	exit(code);
 }
 
 static int
@@ -146,7 +148,7 @@ main(int argc, char **argv)
 		{ "seed", required_argument, NULL, 'S' },
 		{ "solver", required_argument, NULL, OPT_SOLVER },
 		{ "units", required_argument, NULL, 'u' },
-		{ "version", no_argument, NULL, 'V' },
+		FEK_LONGOPTS_COMMON,
 		{ NULL, 0, NULL, 0 }
 	};
 	struct fek_milestone_input in;
@@ -173,7 +175,7 @@ main(int argc, char **argv)
 	rq.start = -1;
 	rq.target = -1;
 	rq.how = FEK_MILESTONE_SOLVE_AUTO;
-	while ((c = getopt_long(argc, argv, "B:b:f:qS:s:t:u:v", longopts,
+	while ((c = getopt_long(argc, argv, "B:b:f:hqS:s:t:u:v", longopts,
 	    NULL)) != -1) {
 		switch (c) {
 		case 'B':
@@ -216,10 +218,12 @@ main(int argc, char **argv)
 				nerr++;
 			}
 			break;
-		case 'V':
+		case FEK_OPT_VERSION:
 			fek_version_exit();
+		case 'h':
+			usage(0);
 		default:
-			usage();
+			usage(FEK_EX_USAGE);
 		}
 	}
 	if ((start >= 0) != (ntg > 0)) {
@@ -231,7 +235,7 @@ main(int argc, char **argv)
 		nerr++;
 	}
 	if (nerr)
-		usage();
+		usage(FEK_EX_USAGE);
 	if (optind < argc)
 		path = argv[optind];
 	if (fek_milestone_input_read(&in, path) < 0)

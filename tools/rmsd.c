@@ -14,12 +14,14 @@
 #include "stream/stream.h"
 
 static void
-usage(void)
+usage(int code)
 {
-	fprintf(stderr, "usage: rmsd [-q] [-c cutoff[kT]] [-E kcal|kJ] "
+	FILE *fp = code ? stderr : stdout;
+
+	fprintf(fp, "usage: rmsd [-q] [-c cutoff[kT]] [-E kcal|kJ] "
 	    "[--fail-above value] [-u kcal|kJ|kT]\n"
 	    "            -p formula | -f reference [file]\n");
-	exit(FEK_EX_USAGE);
+	exit(code);
 }
 
 struct table {
@@ -99,7 +101,7 @@ main(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "fail-above", required_argument, NULL, OPT_FAIL },
 		{ "units", required_argument, NULL, 'u' },
-		{ "version", no_argument, NULL, 'V' },
+		FEK_LONGOPTS_COMMON,
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *formula = NULL, *reffile = NULL, *cutarg = NULL;
@@ -112,7 +114,8 @@ main(int argc, char **argv)
 	int c, nerr = 0, d, cut_kT = 0;
 
 	fek_setprogname(argv[0]);
-	while ((c = getopt_long(argc, argv, "c:E:f:p:qu:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "c:E:f:hp:qu:", longopts, NULL)) !=
+	    -1) {
 		switch (c) {
 		case 'c': {
 			size_t len = strlen(optarg);
@@ -150,10 +153,12 @@ main(int argc, char **argv)
 			nerr += fek_opt_double(optarg, 0, HUGE_VAL,
 			    "--fail-above", &fail);
 			break;
-		case 'V':
+		case FEK_OPT_VERSION:
 			fek_version_exit();
+		case 'h':
+			usage(0);
 		default:
-			usage();
+			usage(FEK_EX_USAGE);
 		}
 	}
 	if ((formula != NULL) == (reffile != NULL)) {
@@ -165,7 +170,7 @@ main(int argc, char **argv)
 		nerr++;
 	}
 	if (nerr)
-		usage();
+		usage(FEK_EX_USAGE);
 	read_table(optind < argc ? argv[optind] : "-", unit, 0, &t);
 	if (cut_kT) {
 		if (!(t.temp > 0))

@@ -42,16 +42,18 @@ struct out {
 };
 
 static void
-usage(void)
+usage(int code)
 {
-	fprintf(stderr, "usage: sample-gen [-PTqv] [-b bins|lo:hi:bins[:p] ...] "
+	FILE *fp = code ? stderr : stdout;
+
+	fprintf(fp, "usage: sample-gen [-PTqv] [-b bins|lo:hi:bins[:p] ...] "
 	    "[-c corr] [-d cpu|gpu|auto]\n"
 	    "                  [-E kcal|kJ] [-g count -k spring] "
 	    "[-j first:last] [-n samples]\n"
 	    "                  [-s seed] [-t temperature] [-u unit] "
 	    "[-w windows]\n"
 	    "                  -p formula -r lo:hi[:p] ...\n");
-	exit(FEK_EX_USAGE);
+	exit(code);
 }
 
 /* The histogram grid: the domain with -b applied, as histogram(1) makes it
@@ -375,7 +377,7 @@ int
 main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "version", no_argument, NULL, 'V' },
+		FEK_LONGOPTS_COMMON,
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *formula = NULL, *winfile = NULL, *unit = "1";
@@ -398,7 +400,7 @@ main(int argc, char **argv)
 	fek_setprogname(argv[0]);
 	fek_trace("start");
 	memset(&dom, 0, sizeof dom);
-	while ((c = getopt_long(argc, argv, "b:c:d:E:g:j:k:n:p:Pqr:s:t:Tu:vw:",
+	while ((c = getopt_long(argc, argv, "b:c:d:E:g:hj:k:n:p:Pqr:s:t:Tu:vw:",
 	    longopts, NULL)) != -1) {
 		switch (c) {
 		case 'b':
@@ -480,10 +482,12 @@ main(int argc, char **argv)
 		case 'w':
 			winfile = optarg;
 			break;
-		case 'V':
+		case FEK_OPT_VERSION:
 			fek_version_exit();
+		case 'h':
+			usage(0);
 		default:
-			usage();
+			usage(FEK_EX_USAGE);
 		}
 	}
 	if (optind != argc) {
@@ -521,7 +525,7 @@ main(int argc, char **argv)
 		nerr++;
 	}
 	if (nerr)
-		usage();
+		usage(FEK_EX_USAGE);
 	/* correlated samples are drawn on the CPU only */
 	if (fek_device_resolve(dev, corr == 0, &use) < 0)
 		fek_die();

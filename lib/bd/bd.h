@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "core/fek.h"
 #include "bd/bd_eval.h"
 
 /* 1 A^3/ps in M^-1 s^-1: N_A 1e-27 L 1e12 /s. */
@@ -189,6 +190,23 @@ int	fek_bd_trajectory(const struct fek_bd_sys *s, int64_t traj,
 void	fek_bd_run_cpu(const struct fek_bd_sys *s, int64_t first, int64_t n,
 	    struct fek_bd_outcome *out, void (*progress)(int64_t done,
 	    int64_t n));
+
+/* The GPU's timings of a run (fek_bd_run). */
+struct fek_bd_gpu_stats {
+	char device[128];
+	double setup_ms;		/* context, uploads */
+	double run_ms;			/* trajectories */
+	int warps;			/* resident warps of the launch */
+};
+
+/* engine.c: fek_bd_run_cpu or its GPU twin on dev (FEK_DEV_CPU or
+ * FEK_DEV_GPU, as fek_device_resolve settled it): the same trajectories,
+ * outcomes equal to rounding.  st (may be NULL) gets the GPU's timings
+ * (all zero on the CPU).  -1 with fek_seterr(69 or 70) on the GPU. */
+int	fek_bd_run(const struct fek_bd_sys *s, enum fek_device dev,
+	    int64_t first, int64_t n, struct fek_bd_outcome *out,
+	    void (*progress)(int64_t done, int64_t n),
+	    struct fek_bd_gpu_stats *st);
 
 /* ---- rate.c: the NAM rate ----------------------------------------------- */
 

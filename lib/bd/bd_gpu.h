@@ -16,12 +16,6 @@ extern "C" {
 
 struct fek_bd_gpu;
 
-struct fek_bd_gpu_stats {
-	char device[128];
-	double setup_ms;		/* context, uploads */
-	double run_ms;			/* trajectories */
-	int warps;			/* resident warps of the launch */
-};
 
 /* Upload s (atoms, grids, contacts).  NULL with fek_seterr(69 or 70). */
 struct fek_bd_gpu *fek_bd_gpu_new(const struct fek_bd_sys *s);

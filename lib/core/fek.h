@@ -46,6 +46,12 @@ double	fek_seconds(void);
 /* FEK_TRACE=1: the moment of WHAT on stderr (lib/core/clock.c). */
 void	fek_trace(const char *what);
 void	fek_version_exit(void) __attribute__((noreturn));
+/* getopt_long's entries of the long options every tool has: --help, as
+ * -h, which prints the usage (the man page's SYNOPSIS) on stdout and exits
+ * 0, and --version (FEK_OPT_VERSION), for fek_version_exit. */
+#define FEK_OPT_VERSION 0x7f00
+#define FEK_LONGOPTS_COMMON { "help", no_argument, NULL, 'h' }, \
+	{ "version", no_argument, NULL, FEK_OPT_VERSION }
 void	fek_fshut(FILE *fp, const char *name);
 void	*fek_alloc(size_t nmemb, size_t size);
 

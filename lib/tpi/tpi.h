@@ -23,6 +23,7 @@
 
 #include <stdint.h>
 
+#include "core/fek.h"
 #include "particles/particles.h"
 #include "particles/trajin.h"
 #include "tpi/tpi_eval.h"
@@ -116,5 +117,40 @@ long	fek_tpi_bin(const struct fek_tpi_par *par, double bu);
 /* insert.c: one frame on the CPU (OpenMP), frame id fid. */
 int	fek_tpi_cpu(const struct fek_tpi_frame *tf, const struct fek_tpi_par *par,
 	    uint64_t fid, struct fek_tpi_result *res);
+
+/* ---- the device (engine.c) ---------------------------------------------- */
+
+/* fek_tpi_cpu or its GPU twin, chosen once: the caller never branches on
+ * the device. */
+struct fek_tpi_engine;
+
+/* Timings, for -v and benchmarks (host wall clock, ms, summed over the
+ * frames). */
+struct fek_tpi_gpu_stats {
+	char device[128];
+	double setup_ms;		/* context and buffers */
+	double upload_ms;		/* a frame's particles and cells */
+	double insert_ms;		/* positions, sort, energies, sums */
+	double delete_ms;		/* deletions and their sums */
+	double fetch_ms;		/* results copied back */
+	int smem;			/* the frame was in shared memory */
+};
+
+/* An engine on dev (FEK_DEV_CPU or FEK_DEV_GPU, as fek_device_resolve
+ * settled it) for runs of par.  NULL with fek_seterr(69 or 70) when the
+ * GPU's context cannot be made. */
+struct fek_tpi_engine *fek_tpi_engine_new(const struct fek_tpi_par *par,
+	    enum fek_device dev);
+/* One frame's moves (fek_tpi_cpu's contract, on the engine's device): the
+ * same positions, order of deletions, groups and histogram on either,
+ * energies to rounding.  -1 with fek_seterr(70) on a CUDA failure. */
+int	fek_tpi_engine_frame(struct fek_tpi_engine *e,
+	    const struct fek_tpi_frame *tf, const struct fek_tpi_par *par,
+	    uint64_t fid, struct fek_tpi_result *res);
+enum fek_device fek_tpi_engine_device(const struct fek_tpi_engine *e);
+/* The GPU's timings into st: 1, or 0 (nothing written) on the CPU. */
+int	fek_tpi_engine_stats(const struct fek_tpi_engine *e,
+	    struct fek_tpi_gpu_stats *st);
+void	fek_tpi_engine_free(struct fek_tpi_engine *e);
 
 #endif

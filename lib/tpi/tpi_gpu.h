@@ -15,18 +15,6 @@ extern "C" {
 
 struct fek_tpi_gpu;
 
-/* Timings, for -v and benchmarks (host wall clock, ms, summed over the
- * frames). */
-struct fek_tpi_gpu_stats {
-	char device[128];
-	double setup_ms;		/* context and buffers */
-	double upload_ms;		/* a frame's particles and cells */
-	double insert_ms;		/* positions, sort, energies, sums */
-	double delete_ms;		/* deletions and their sums */
-	double fetch_ms;		/* results copied back */
-	int smem;			/* the frame was in shared memory */
-};
-
 /* A GPU context for the run.  NULL with fek_seterr(69 or 70). */
 struct fek_tpi_gpu *fek_tpi_gpu_new(const struct fek_tpi_par *par);
 /* fek_tpi_cpu on the GPU: the same moves (positions, order of the

@@ -1,0 +1,65 @@
+/*
+ * setup.h - a tpi-gpu run settled by its first frame (setup.c): what the
+ * command line asked, completed by the frame's keys (UNITS, PAIR, TAIL,
+ * TEMP), into the pair potential, the parameters of the moves, the output
+ * and the engine on the chosen device.
+ */
+#ifndef FEK_TPI_SETUP_H
+#define FEK_TPI_SETUP_H
+
+#include <stdio.h>
+
+#include "particles/units.h"
+#include "tpi/tpi.h"
+#include "tpi/tpi_output.h"
+
+/* What the command line asks of a run; what it leaves open (negative,
+ * NULL) the first frame settles. */
+struct fek_tpi_request {
+	const char *uname;		/* --units; NULL: the frames' UNITS,
+					   else lj */
+	const struct fek_pairpot *lj;	/* the --lj pairs (nlj of them) */
+	int nlj;			/* 0: the frames' PAIR keys */
+	int shift, fshift, geometric;	/* --shift, --force-shift, --mix */
+	double rc;			/* --rc; < 0: 2.5 times the largest
+					   --lj sigma */
+	int tail;			/* 1 --tail, 0 --no-tail, -1: the
+					   frames' TAIL (off for --lj) */
+	const char *tname;		/* --type (number or name); NULL: 0 */
+	double temp;			/* -t; < 0: the frames' TEMP */
+	long nins;			/* -n */
+	int del;			/* deletions (not --no-deletions) */
+	int raw;			/* -E */
+	long cells;			/* --cells */
+	int mixed;			/* --precision: 1 mixed, 0 double, -1
+					   the device's default */
+	long seed;			/* -s */
+	double hlo, hw;			/* --bins: first edge, width (kT) */
+	long nbins;
+	enum fek_device dev;		/* resolved: cpu or gpu */
+	int text;			/* -T */
+	const char *prov;		/* this run's PROV line */
+};
+
+/* A run: what its first frame settled. */
+struct fek_tpi_run {
+	struct fek_pairpot pp;
+	struct fek_tpi_par par;		/* par.pp points at pp */
+	const struct fek_md_units *units;
+	double temp;			/* in units->temp */
+	struct fek_tpi_result res;
+	struct fek_tpi_out out;		/* writes to fp */
+	struct fek_tpi_engine *eng;
+};
+
+/* Settle run from rq and the first frame fr, read from path (named in
+ * messages), its sections to go to fp.  -1 with fek_seterr: 65 for the
+ * frame's bad keys, 64 for options the frames contradict (--type, --tail,
+ * no temperature), 69 or 70 for the GPU.  run is zeroed first; free it
+ * with fek_tpi_run_free, also after a failure. */
+int	fek_tpi_run_start(struct fek_tpi_run *run,
+	    const struct fek_tpi_request *rq, const struct fek_frame *fr,
+	    const char *path, FILE *fp);
+void	fek_tpi_run_free(struct fek_tpi_run *run);
+
+#endif
