@@ -3,10 +3,10 @@
  * Eqs. 3.1-3.4; Kumar et al. 1992) on histogram + logbias streams, to the
  * normalised unbiased distribution p_b and the window free energies F_h,
  * with bootstrap errors (-B).  The input read (histogram, logbias, pooled
- * and windows sections): lib/wham/input.c.  Solvers: lib/wham/wham.c
- * (self-consistent iteration, and Newton or L-BFGS on the likelihood of
- * Zhu & Hummer 2012); the sweeps on the CPU (lib/wham/backend.c) or the
- * GPU (kernels/wham/backend.cu).
+ * and windows sections) and the output written: lib/wham/input.c and
+ * lib/wham/output.c.  Solvers: lib/wham/wham.c (self-consistent iteration,
+ * and Newton or L-BFGS on the likelihood of Zhu & Hummer 2012); the sweeps
+ * on the CPU (lib/wham/backend.c) or the GPU (kernels/wham/backend.cu).
  * Histograms without a logbias section get their bias built as they are
  * read (lib/wham/bias.c), with -w from the window means read with the
  * histograms, with -S from p's own shape inside each bin, solved
@@ -15,14 +15,12 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <unistd.h>
 
 #include "core/fek.h"
 #include "wham/bias.h"
 #include "wham/binshape.h"
 #include "wham/input.h"
-#include "stream/stream.h"
 #include "wham/wham.h"
 
 static void
@@ -99,117 +97,6 @@ solve(struct fek_wham_input *in, const struct fek_wham_options *o,
 	    res->sweeps, res->tensor ? "window grid" : "general windows",
 	    res->logspace_bins ? " (some sums in log space)" : "");
 	return total;
-}
-
-static void
-write_output(const struct fek_wham_input *in, const struct fek_wham_result *res,
-    const struct fek_wham_options *o, int text, int argc, char **argv)
-{
-	int sd = res->sd_lnp != NULL;
-	const struct fek_wham_problem *p = &in->p;
-	struct fek_writer w;
-	struct fek_header h;
-	const char *v;
-	double *row;
-	long i;
-	int d, k, D = p->grid.ndim;
-
-	fek_writer_init(&w, stdout, text);
-	fek_hdr_init(&h, "prob");
-	h.rows = p->grid.nbins;
-	fek_hdr_addcol(&h, "lnp", FEK_F64, "1");
-	if (sd)
-		fek_hdr_addcol(&h, "sd_lnp", FEK_F64, "1");
-	fek_grid_write(&h, &p->grid);
-	fek_hdr_add(&h, "TEMP", "%.17g", p->temp);
-	fek_hdr_add(&h, "ENERGY", "%s", fek_unit_name(in->energy));
-	if ((v = fek_hdr_get(&in->first, "PMF", 0)) != NULL)
-		fek_hdr_add(&h, "PMF", "%s", v);
-	for (k = 0; (v = fek_hdr_get(&in->first, "PROV", k)) != NULL; k++)
-		fek_hdr_add(&h, "PROV", "%s", v);
-	fek_hdr_add(&h, "WINDOWS", "%ld", p->nwin);
-	fek_hdr_add(&h, "SOLVER", "%s%s", fek_wham_solver_name(res->solver),
-	    res->handover ? "-lbfgs" : "");
-	fek_hdr_add(&h, "ITERATIONS", "%ld", res->iterations);
-	fek_hdr_add(&h, "SWEEPS", "%ld", res->sweeps);
-	fek_hdr_add(&h, "MAXDELTA", "%.3e", res->maxdelta);
-	fek_hdr_add(&h, "TOL", "%.3e", o->tol);
-	fek_hdr_add(&h, "DEVICE", "%s", res->gpu ? "gpu" : "cpu");
-	if (in->built)
-		fek_hdr_add(&h, "BIASEVAL", "%s", fek_bias_eval_name(in->how));
-	if (sd)
-		fek_hdr_add(&h, "BOOTSTRAP", "%ld", res->trials);
-	fek_hdr_prov(&h, argc, argv);
-	if (fek_begin_section(&w, &h) < 0)
-		fek_die();
-	if (!sd) {
-		if (fek_write_rows(&w, res->lnp, (long)p->grid.nbins) < 0)
-			fek_die();
-	} else {
-		long long b;
-
-		for (b = 0; b < p->grid.nbins; b++) {
-			double two[2] = { res->lnp[b], res->sd_lnp[b] };
-
-			if (fek_write_rows(&w, two, 1) < 0)
-				fek_die();
-		}
-	}
-	if (fek_end_section(&w) < 0)
-		fek_die();
-	fek_hdr_free(&h);
-
-	fek_hdr_init(&h, "winfree");
-	h.rows = p->nwin;
-	for (d = 0; d < D; d++) {
-		char name[FEK_NAMELEN + 8];
-
-		snprintf(name, sizeof name, "c_%s", p->grid.ax[d].name);
-		fek_hdr_addcol(&h, name, FEK_F64, p->grid.ax[d].unit);
-	}
-	for (d = 0; d < D; d++) {
-		char name[FEK_NAMELEN + 8];
-
-		char unit[FEK_NAMELEN];
-
-		snprintf(name, sizeof name, "k_%s", p->grid.ax[d].name);
-		if (strcmp(p->grid.ax[d].unit, "1") == 0)
-			snprintf(unit, sizeof unit, "%s",
-			    fek_unit_name(in->energy));
-		else if (snprintf(unit, sizeof unit, "%s/%s^2",
-		    fek_unit_name(in->energy), p->grid.ax[d].unit) >=
-		    (int)sizeof unit)
-			snprintf(unit, sizeof unit, "energy/unit^2");
-		fek_hdr_addcol(&h, name, FEK_F64, unit);
-	}
-	fek_hdr_addcol(&h, "F", FEK_F64, "kT");
-	fek_hdr_addcol(&h, "n", FEK_F64, "1");
-	if (sd)
-		fek_hdr_addcol(&h, "sd_F", FEK_F64, "kT");
-	fek_grid_write(&h, &p->grid);
-	fek_hdr_add(&h, "TEMP", "%.17g", p->temp);
-	fek_hdr_add(&h, "ENERGY", "%s", fek_unit_name(in->energy));
-	fek_hdr_prov(&h, argc, argv);
-	if (fek_begin_section(&w, &h) < 0)
-		fek_die();
-	row = fek_alloc(2 * D + 3, sizeof(double));
-	for (i = 0; i < p->nwin; i++) {
-		for (d = 0; d < D; d++) {
-			row[d] = p->win[i].centre[d];
-			row[D + d] = p->win[i].spring[d];
-		}
-		row[2 * D] = res->lnf[i];	/* f_h = exp(F_h/kT) */
-		row[2 * D + 1] = p->n[i];
-		if (sd)
-			row[2 * D + 2] = res->sd_lnf[i];
-		if (fek_write_rows(&w, row, 1) < 0)
-			fek_die();
-	}
-	if (fek_end_section(&w) < 0)
-		fek_die();
-	fek_hdr_free(&h);
-	free(row);
-	fek_writer_free(&w);
 }
 
 /* Read the streams of argv[first..argc) (standard input when there are
@@ -364,7 +251,9 @@ main(int argc, char **argv)
 			    "%.3f s\n", trials, fek_seconds() - t_solve);
 	}
 	t_boot = fek_seconds();
-	write_output(&in, &res, &o, text, argc, argv);
+	if (fek_wham_output_write(stdout, text, &in, &res, o.tol, argc,
+	    argv) < 0)
+		fek_die();
 	fek_fshut(stdout, "stdout");
 	fek_trace("output closed");
 	if (verbose)

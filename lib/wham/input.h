@@ -2,12 +2,14 @@
  * input.h - wham-gpu's input (wham/input.c): fek(5) sections histogram,
  * logbias, pooled and windows read into the WHAM problem of wham/wham.h
  * (Potgieter 2014, Eqs. 3.3-3.5), the bias built for windows that came
- * without one.
+ * without one; and its output (wham/output.c): the prob and winfree
+ * sections of the solution.
  */
 #ifndef FEK_WHAM_INPUT_H
 #define FEK_WHAM_INPUT_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include "core/fek.h"
 #include "stream/stream.h"
@@ -87,5 +89,15 @@ int	fek_wham_input_end(struct fek_wham_input *in, double *width);
 int	fek_wham_input_finish(struct fek_wham_input *in);
 /* Everything in holds, p included. */
 void	fek_wham_input_free(struct fek_wham_input *in);
+
+/* Write the solution res of in's problem to fp (text: the text twin):
+ * a prob section (lnp, and sd_lnp after a bootstrap, per bin) and a
+ * winfree section (each window's centre, spring, F in kT, n, and sd_F
+ * after a bootstrap), with the first section's PMF and PROV keys, the
+ * solver's account (tol in kT, the option given) and a PROV line of argv.
+ * -1 with fek_seterr(74) on a write error. */
+int	fek_wham_output_write(FILE *fp, int text,
+	    const struct fek_wham_input *in, const struct fek_wham_result *res,
+	    double tol, int argc, char **argv);
 
 #endif
