@@ -444,13 +444,21 @@ fek_binspec_apply(const struct fek_binspec *bs, int nb, struct fek_grid *g)
 	return 0;
 }
 
+int
+fek_hist_row_err(const char *name, long section, long long row, double b,
+    double c, long long nbins)
+{
+	if (!(b >= 0 && b < nbins && b == floor(b)))
+		return fek_seterr(FEK_EX_DATA, "%s: section %ld: row %lld: bin "
+		    "%.0f outside 0..%lld", name, section, row, b, nbins - 1);
+	return fek_seterr(FEK_EX_DATA, "%s: section %ld: row %lld: count %g "
+	    "is not a finite count >= 0", name, section, row, c);
+}
+
 void
 fek_hist_bad_row(const char *name, long section, long long row, double b,
     double c, long long nbins)
 {
-	if (!(b >= 0 && b < nbins && b == floor(b)))
-		fek_errx(FEK_EX_DATA, "%s: section %ld: row %lld: bin %.0f "
-		    "outside 0..%lld", name, section, row, b, nbins - 1);
-	fek_errx(FEK_EX_DATA, "%s: section %ld: row %lld: count %g is not a "
-	    "finite count >= 0", name, section, row, c);
+	(void)fek_hist_row_err(name, section, row, b, c, nbins);
+	fek_die();
 }

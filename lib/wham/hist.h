@@ -37,9 +37,13 @@ fek_hist_row_ok(double b, double c, long long nbins)
 {
 	return b >= 0 && b < nbins && b == floor(b) && c >= 0 && isfinite(c);
 }
-/* Exit 65 naming a histogram row (from 1) whose bin b is off a grid of
- * nbins bins or whose count c is not a finite count >= 0: one message for
- * every reader of histograms. */
+/* -1 with fek_seterr(65) naming a histogram row (from 1) of section
+ * section of stream name whose bin b is off a grid of nbins bins or whose
+ * count c is not a finite count >= 0: one message for every reader of
+ * histograms. */
+int	fek_hist_row_err(const char *name, long section, long long row,
+	    double b, double c, long long nbins);
+/* The same message printed, and exit 65 (fek_die), for the tools. */
 void	fek_hist_bad_row(const char *name, long section, long long row,
 	    double b, double c, long long nbins) __attribute__((noreturn));
 void	fek_hist_columns(struct fek_header *h, long long nbins,
