@@ -24,13 +24,15 @@
 #include "wham/wham.h"
 
 static void
-usage(void)
+usage(int code)
 {
-	fprintf(stderr, "usage: wham-gpu [-acSTqvw] [-B trials] [-d cpu|gpu|auto] "
+	FILE *fp = code ? stderr : stdout;
+
+	fprintf(fp, "usage: wham-gpu [-acSTqvw] [-B trials] [-d cpu|gpu|auto] "
 	    "[-s seed] [--maxiter count]\n"
 	    "                [--solver auto|iterate|newton|lbfgs] [--tol kT] "
 	    "[file ...]\n");
-	exit(FEK_EX_USAGE);
+	exit(code);
 }
 
 /* -v: each -S round's change of ln p */
@@ -132,7 +134,7 @@ main(int argc, char **argv)
 		{ "maxiter", required_argument, NULL, OPT_MAXITER },
 		{ "solver", required_argument, NULL, OPT_SOLVER },
 		{ "tol", required_argument, NULL, OPT_TOL },
-		{ "version", no_argument, NULL, 'V' },
+		FEK_LONGOPTS_COMMON,
 		{ NULL, 0, NULL, 0 }
 	};
 	struct fek_wham_options o = { 1e-7, 1000000, FEK_WHAM_AUTO, 0, 0, NULL,
@@ -148,8 +150,8 @@ main(int argc, char **argv)
 
 	fek_setprogname(argv[0]);
 	fek_trace("start");
-	while ((c = getopt_long(argc, argv, "aB:cd:qSs:Tvw", longopts, NULL)) !=
-	    -1) {
+	while ((c = getopt_long(argc, argv, "aB:cd:hqSs:Tvw", longopts,
+	    NULL)) != -1) {
 		switch (c) {
 		case 'a':
 			how = FEK_BIAS_AVERAGE;
@@ -201,14 +203,16 @@ main(int argc, char **argv)
 			nerr += fek_opt_double(optarg, 1e-15, 1e3, "--tol",
 			    &o.tol);
 			break;
-		case 'V':
+		case FEK_OPT_VERSION:
 			fek_version_exit();
+		case 'h':
+			usage(0);
 		default:
-			usage();
+			usage(FEK_EX_USAGE);
 		}
 	}
 	if (nerr)
-		usage();
+		usage(FEK_EX_USAGE);
 	t_start = fek_seconds();
 	/* auto: decided by fek_wham_solve once the problem is known (a CUDA
 	 * context costs more than most solves); cpu and gpu: now, so that
