@@ -56,8 +56,9 @@ GPUOBJ = $(patsubst %.c,%.o,$(wildcard lib/gpu_stub*.c))
 endif
 LIBOBJ = $(LIBSRC:.c=.o) $(GPUOBJ)
 
+# Every tool is built as bin/NAME from tools/NAME.c.
 TOOLSRC = $(wildcard tools/*.c)
-TOOLS = $(TOOLSRC:.c=)
+TOOLS = $(patsubst tools/%.c,bin/%,$(TOOLSRC))
 # C programs of the tests that link libfek (built by make check)
 TESTPROGS = tests/pmd-fd tests/md-config-check tests/trajin-check tests/bd-check \
 	tests/mm-top-check tests/mm-bonded-check tests/mm-pme-check \
@@ -97,7 +98,8 @@ lib/libfek.a: $(LIBOBJ)
 	rm -f $@
 	ar rcs $@ $(LIBOBJ)
 
-tools/%: tools/%.c lib/libfek.a $(LIBHDR) .build-flags
+bin/%: tools/%.c lib/libfek.a $(LIBHDR) .build-flags
+	@mkdir -p bin
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(OMPFLAGS) $(CWARN) $(LDFLAGS) -o $@ $< \
 	    lib/libfek.a $(LDLIBS)
 
@@ -145,3 +147,4 @@ uninstall:
 clean:
 	rm -f lib/*.o lib/*/*.o lib/libfek.a kernels/*.o $(TOOLS) $(TESTPROGS) \
 	    .build-flags
+	rm -rf bin
