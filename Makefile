@@ -56,9 +56,11 @@ GPUOBJ = $(patsubst %.c,%.o,$(wildcard lib/gpu_stub*.c))
 endif
 LIBOBJ = $(LIBSRC:.c=.o) $(GPUOBJ)
 
-# Every tool is built as bin/NAME from tools/NAME.c.
+# Every tool is built as bin/NAME: from tools/NAME.c, or (md-gpu) from the
+# files of tools/NAME/.
 TOOLSRC = $(wildcard tools/*.c)
-TOOLS = $(patsubst tools/%.c,bin/%,$(TOOLSRC))
+MDGPUSRC = $(wildcard tools/md-gpu/*.c)
+TOOLS = $(patsubst tools/%.c,bin/%,$(TOOLSRC)) bin/md-gpu
 # C programs of the tests that link libfek (built by make check)
 TESTPROGS = tests/pmd-fd tests/md-config-check tests/trajin-check tests/bd-check \
 	tests/mm-top-check tests/mm-bonded-check tests/mm-pme-check \
@@ -102,6 +104,13 @@ bin/%: tools/%.c lib/libfek.a $(LIBHDR) .build-flags
 	@mkdir -p bin
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(OMPFLAGS) $(CWARN) $(LDFLAGS) -o $@ $< \
 	    lib/libfek.a $(LDLIBS)
+
+# md-gpu: the dispatcher and its modes, compiled together
+bin/md-gpu: $(MDGPUSRC) tools/md-gpu/md-gpu.h lib/libfek.a $(LIBHDR) \
+    .build-flags
+	@mkdir -p bin
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(OMPFLAGS) $(CWARN) $(LDFLAGS) -o $@ \
+	    $(MDGPUSRC) lib/libfek.a $(LDLIBS)
 
 $(TESTPROGS): %: %.c lib/libfek.a $(LIBHDR) .build-flags
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(OMPFLAGS) $(CWARN) $(LDFLAGS) -o $@ $< \
