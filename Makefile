@@ -60,8 +60,11 @@ GPUOBJ = $(patsubst %.c,%.o,$(wildcard lib/*/*_gpu_stub.c))
 endif
 LIBOBJ = $(LIBSRC:.c=.o) $(GPUOBJ)
 
+# Every tool is built as bin/NAME: from tools/NAME.c, or (md-gpu) from the
+# files of tools/NAME/.
 TOOLSRC = $(wildcard tools/*.c)
-TOOLS = $(TOOLSRC:.c=)
+MDGPUSRC = $(wildcard tools/md-gpu/*.c)
+TOOLS = $(patsubst tools/%.c,bin/%,$(TOOLSRC)) bin/md-gpu
 # C programs of the tests that link libfek (built by make check)
 TESTPROGS = tests/pmd-fd tests/md-config-check tests/trajin-check tests/bd-check \
 	tests/mm-top-check tests/mm-bonded-check tests/mm-pme-check \
@@ -103,9 +106,18 @@ lib/libfek.a: $(LIBOBJ)
 	rm -f $@
 	ar rcs $@ $(LIBOBJ)
 
-tools/%: tools/%.c lib/libfek.a .build-flags
+bin/%: tools/%.c lib/libfek.a .build-flags
+	@mkdir -p bin
 	$(CC) $(CPPFLAGS) $(DEPFLAGS) $(CFLAGS) $(OMPFLAGS) $(CWARN) $(LDFLAGS) -o $@ $< \
 	    lib/libfek.a $(LDLIBS)
+
+# md-gpu: the dispatcher and its modes, compiled together (one command:
+# their headers named here, not found by -MMD)
+bin/md-gpu: $(MDGPUSRC) $(wildcard tools/md-gpu/*.h lib/*/*.h) lib/libfek.a \
+    .build-flags
+	@mkdir -p bin
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(OMPFLAGS) $(CWARN) $(LDFLAGS) -o $@ \
+	    $(MDGPUSRC) lib/libfek.a $(LDLIBS)
 
 $(TESTPROGS): %: %.c lib/libfek.a .build-flags
 	$(CC) $(CPPFLAGS) $(DEPFLAGS) $(CFLAGS) $(OMPFLAGS) $(CWARN) $(LDFLAGS) -o $@ $< \
@@ -149,7 +161,8 @@ uninstall:
 	for m in $(notdir $(MAN7)); do rm -f $(DESTDIR)$(MANPREFIX)/man7/$$m; done
 
 clean:
-	rm -f lib/*/*.[od] lib/libfek.a kernels/*/*.[od] tools/*.d tests/*.d $(TOOLS) $(TESTPROGS) \
-	    .build-flags
+	rm -f lib/*/*.[od] lib/libfek.a kernels/*/*.[od] tests/*.d $(TOOLS) \
+	    $(TESTPROGS) .build-flags
+	rm -rf bin
 
--include $(wildcard lib/*/*.d kernels/*/*.d tools/*.d tests/*.d)
+-include $(wildcard lib/*/*.d kernels/*/*.d bin/*.d tests/*.d)

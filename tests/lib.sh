@@ -16,7 +16,7 @@
 if [ -z "${TOP:-}" ]; then
 	TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 fi
-BIN=${BIN:-$TOP/tools}
+BIN=${BIN:-$TOP/bin}
 PATH=$BIN:$PATH
 export TOP BIN PATH
 

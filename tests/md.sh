@@ -1,4 +1,4 @@
-# tests/md.sh - md-gpu's replica modes on the CPU (tools/md-gpu.c,
+# tests/md.sh - md-gpu's replica modes on the CPU (tools/md-gpu/replicas.c,
 # lib/md/replica.c, lib/md/replica_eval.h) against answers from physics:
 # the Boltzmann density of the double well (chi-square), the exact mean
 # first-passage time of seed 003's Test C (E_b = 2, beta = D = 1, -1.5

@@ -1,5 +1,5 @@
 # tests/pmd-io.sh - what md-gpu's particle mode reads and writes
-# (tools/md-gpu.c particles_main, lib/particles/config.c, lib/pmd/output.c,
+# (tools/md-gpu/particles.c, lib/particles/config.c, lib/pmd/output.c,
 # man/man1/md-gpu.1), checked against answers that do not come from it:
 #   - LAMMPS data files written by Debian's LAMMPS itself (write_data; units
 #     lj and real; atom styles atomic and full; an orthorhombic box off the

@@ -25,7 +25,7 @@
 #define KB_J 1.380649e-23		/* J/K, exact (SI 2019) */
 #define NA 6.02214076e23		/* 1/mol, exact */
 
-static void
+static void __attribute__((noreturn))
 usage(int code)
 {
 	FILE *fp = code ? stderr : stdout;

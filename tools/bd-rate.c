@@ -19,7 +19,7 @@
 
 #define MAXDIST 64
 
-static void
+static void __attribute__((noreturn))
 usage(int code)
 {
 	FILE *fp = code ? stderr : stdout;

@@ -21,7 +21,7 @@
 #include "bd/bd.h"
 #include "bd/bd_output.h"
 
-static void
+static void __attribute__((noreturn))
 usage(int code)
 {
 	FILE *fp = code ? stderr : stdout;

@@ -18,7 +18,7 @@
 #include "wham/hist.h"
 #include "stream/stream.h"
 
-static void
+static void __attribute__((noreturn))
 usage(int code)
 {
 	FILE *fp = code ? stderr : stdout;

@@ -38,7 +38,7 @@ set_ineff(struct fek_header *h, const double *x, long n,
 		put_ineff(h, fek_ineff_points(x, n, g));
 }
 
-static void
+static void __attribute__((noreturn))
 usage(int code)
 {
 	FILE *fp = code ? stderr : stdout;

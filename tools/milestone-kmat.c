@@ -23,7 +23,7 @@
 #include "milestone/input.h"
 #include "stream/stream.h"
 
-static void
+static void __attribute__((noreturn))
 usage(int code)
 {
 	FILE *fp = code ? stderr : stdout;

@@ -17,7 +17,7 @@
 #include "wham/pmf.h"
 #include "stream/stream.h"
 
-static void
+static void __attribute__((noreturn))
 usage(int code)
 {
 	FILE *fp = code ? stderr : stdout;

@@ -27,7 +27,7 @@
  * solves of O(n^3) each. */
 #define MS_CUMULATIVE_DENSE_MAX 400
 
-static void
+static void __attribute__((noreturn))
 usage(int code)
 {
 	FILE *fp = code ? stderr : stdout;

@@ -41,7 +41,7 @@ struct out {
 	struct fek_pool *pool;			/* -P */
 };
 
-static void
+static void __attribute__((noreturn))
 usage(int code)
 {
 	FILE *fp = code ? stderr : stdout;

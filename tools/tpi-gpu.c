@@ -21,7 +21,7 @@
 #include "particles/trajin.h"
 #include "tpi/setup.h"
 
-static void
+static void __attribute__((noreturn))
 usage(int code)
 {
 	FILE *fp = code ? stderr : stdout;

@@ -23,7 +23,7 @@
 #include "wham/input.h"
 #include "wham/wham.h"
 
-static void
+static void __attribute__((noreturn))
 usage(int code)
 {
 	FILE *fp = code ? stderr : stdout;

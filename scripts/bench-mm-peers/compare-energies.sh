@@ -8,7 +8,7 @@ set -u
 D=${1:-.exp/mmbench}
 PY=${PYTHON:-python3}
 S=$(dirname "$0")/openmm_mm.py
-MD=./tools/md-gpu
+MD=./bin/md-gpu
 cols='bond angle ub pdih pidih rb idih lj14 coul14 ljsr dispcorr coulsr coulrecip pot'
 rerun() {	# top mdp gro [extra mdp lines]
 	if [ $# -gt 3 ]; then
