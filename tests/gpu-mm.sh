@@ -9,7 +9,7 @@
 # precision (--precision mixed) within 1e-5.  The systems are made with GROMACS
 # (gmx pdb2gmx, solvate, genconf; topologies preprocessed by grompp -pp)
 # where it is installed, else read from $FEK_MM_GPU_DATA (the same files,
-# made on a machine that has it: see the end of this file).  Skipped
+# made on a machine that has it by scripts/mm-gpu-data).  Skipped
 # unless FEK_TEST_GPU is set.
 . "$(dirname "$0")/lib.sh"
 . "$TOP/tests/lib-mm.sh"
@@ -21,24 +21,10 @@ fi
 CHECK=$TOP/tests/mm-gpu-check
 [ -x "$CHECK" ] || { fail gpu-mm "tests/mm-gpu-check not built (make check-gpu builds it)"; exit 0; }
 
-# the inputs: made here with GROMACS, or found in $FEK_MM_GPU_DATA
-mkinputs() {
-	local G=/usr/share/gromacs/top
-	cp $G/spc216.gro . &&
-	cp "$TOP/testdata/mm/spce216.top" . &&
-	printf '#include "oplsaa.ff/forcefield.itp"\n#include "oplsaa.ff/tip4p.itp"\n[ system ]\nTIP4P\n[ molecules ]\nSOL 1728\n' > tip4p-raw.top &&
-	gmx genconf -f $G/tip4p.gro -nbox 2 2 2 -o tip4p.gro > gc.log 2>&1 &&
-	sh -c "$(ala2_amber ala2-raw.top)" &&
-	cp ala2-raw.top ala2w-raw.top &&
-	sh -c "$(ala2_solvate gmx ala2w-raw.top)" &&
-	sh -c "$(ala2_charmm gmx c.pdb c.gro ala2c-raw.top)" &&
-	printf 'coulombtype = PME\nrcoulomb = 0.9\nrvdw = 0.9\n' > pp.mdp &&
-	for s in tip4p:tip4p ala2:ala2 ala2w:ala2-wat ala2c:ala2c; do
-		gmx grompp -f pp.mdp -p ${s%%:*}-raw.top -c ${s#*:}.gro -pp ${s%%:*}.top -o x.tpr -maxwarn 10 > pp.log 2>&1 || return 1
-	done
-}
+# the inputs: made here with GROMACS (tests/lib-mm.sh), or found in
+# $FEK_MM_GPU_DATA (made by scripts/mm-gpu-data)
 if have gmx; then
-	ok gpu-mm-inputs mkinputs	# a shell function: ok runs it in a subshell (t would hand it to sh -c)
+	ok gpu-mm-inputs mm_gpu_inputs	# a shell function: ok runs it in a subshell (t would hand it to sh -c)
 	D=.
 elif [ -n "${FEK_MM_GPU_DATA:-}" ]; then
 	D=$FEK_MM_GPU_DATA
@@ -84,8 +70,5 @@ gpucheck tip4p-pme-mixed pme.mdp "$D/tip4p.top" "$D/tip4p.gro"
 gpucheck ala2-tip3p-mixed pmeh.mdp "$D/ala2w.top" "$D/ala2-wat.gro"
 MIXED=
 
-# To make $FEK_MM_GPU_DATA on a machine with GROMACS (the GPU machine of
-# the device tool has none): run this file's mkinputs, with TOP set and
-# tests/lib-mm.sh sourced, in an empty folder and keep spc216.gro
-# spce216.top tip4p.top tip4p.gro ala2.top ala2.gro ala2w.top
-# ala2-wat.gro ala2c.top ala2c.gro.
+# $FEK_MM_GPU_DATA, for a GPU machine without GROMACS (the device tool's):
+# scripts/mm-gpu-data DIR on a machine with it.

@@ -1,7 +1,7 @@
 # tests/lib-mm.sh - helpers of the molecular-system tests: the build of
 # alanine dipeptide (ACE-ALA-NME) with GROMACS for tests/mm-gmx.sh,
 # mm-md.sh, mm-replicas.sh, gpu-mm.sh, gpu-mm-run.sh and
-# gpu-mm-replicas.sh, and the thermostats' statistics of an energy log
+# gpu-mm-replicas.sh, the GPU tests' systems (also scripts/mm-gpu-data), and the thermostats' statistics of an energy log
 # for mm-md.sh and gpu-mm-run.sh.  Source it after lib.sh.  The heavy atoms come from testdata/mm/ala2-heavy.pdb and gmx
 # pdb2gmx adds the hydrogens (-ignh).  Each function prints a command
 # line for t (which runs it with sh -c in $TMP), so that every test keeps
@@ -49,6 +49,30 @@ ala2_charmm() {
 	$5 &&}
 	awk '/^\\[ *cmap *\\]/ { skip = 1; next } /^[[#]/ { skip = 0 } !skip' ala2c-cmap.top > $4 &&
 	$1 editconf -f $3 -o ala2c.gro -box 3 -c > ecc.log 2>&1"
+}
+
+
+# mm_gpu_inputs: the systems of the GPU tests (gpu-mm.sh, gpu-mm-run.sh,
+# gpu-mm-replicas.sh), made with gmx in the current folder: spc216.gro and
+# spce216.top, tip4p.top and .gro (1728 TIP4P), ala2.top and .gro
+# (vacuum), ala2w.top and ala2-wat.gro (TIP3P), ala2c.top and .gro
+# (charmm27), each topology preprocessed by grompp -pp, and big.gro (27
+# copies of spc216.gro).  A shell function: run it with ok, not t.
+mm_gpu_inputs() {
+	local G=/usr/share/gromacs/top
+	cp $G/spc216.gro . &&
+	cp "$TOP/testdata/mm/spce216.top" . &&
+	printf '#include "oplsaa.ff/forcefield.itp"\n#include "oplsaa.ff/tip4p.itp"\n[ system ]\nTIP4P\n[ molecules ]\nSOL 1728\n' > tip4p-raw.top &&
+	gmx genconf -f $G/tip4p.gro -nbox 2 2 2 -o tip4p.gro > gc.log 2>&1 &&
+	gmx genconf -f spc216.gro -nbox 3 3 3 -o big.gro > gcb.log 2>&1 &&
+	sh -c "$(ala2_amber ala2-raw.top)" &&
+	cp ala2-raw.top ala2w-raw.top &&
+	sh -c "$(ala2_solvate gmx ala2w-raw.top)" &&
+	sh -c "$(ala2_charmm gmx c.pdb c.gro ala2c-raw.top)" &&
+	printf 'coulombtype = PME\nrcoulomb = 0.9\nrvdw = 0.9\n' > pp.mdp &&
+	for s in tip4p:tip4p ala2:ala2 ala2w:ala2-wat ala2c:ala2c; do
+		gmx grompp -f pp.mdp -p ${s%%:*}-raw.top -c ${s#*:}.gro -pp ${s%%:*}.top -o x.tpr -maxwarn 10 > pp.log 2>&1 || return 1
+	done
 }
 
 # reldev X REF: |X / REF - 1|.
