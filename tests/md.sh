@@ -308,6 +308,7 @@ ok start-not-finite-msg grep -q 'not finite at the start point' start-not-finite
 mkdir -p pl1 pl2
 cp "$TOP/pipelines/milestoning-1d/Makefile" pl1/
 cp "$TOP/pipelines/wham-dynamics/Makefile" pl2/
+cp "$TOP/pipelines/common.mk" .	# their ../common.mk
 if have gnuplot; then
 	t pipeline-milestoning 0 "make -s -C pl1 TOOLS=$BIN SCRIPTS=$TOP/scripts R=10000 BRUTE=1000 BOOT=100 --no-print-directory"
 	last=$(_t_lastline pipeline-milestoning.out)
