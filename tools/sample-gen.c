@@ -21,7 +21,6 @@
 #include "wham/pool.h"
 #include "wham/sample.h"
 #include "stream/stream.h"
-#include "wham/sample_gpu.h"
 
 #define MAXB FEK_MAXDIM
 
@@ -343,34 +342,26 @@ write_pool(struct out *o)
 		    p->nwin, p->ngroups);
 }
 
-/* The CPU's histogram of window i, written as write_hist does. */
+/* -v: the GPU's stages, or the CPU's restarts. */
 static void
-bin_and_write(struct out *o, struct fek_hist *hist, const double *x,
-    long i, double props)
+report(const struct fek_gpu_sample_stats *gst, enum fek_device use, int nb)
 {
-	long long b, k = 0;
-
-	fek_hist_reset(hist);
-	if (fek_hist_add(hist, x, o->nsamp, 1) < 0)
-		fek_errx(FEK_EX_SOFTWARE, "window %ld: %s", i + 1,
-		    fek_errmsg());
-	for (b = 0; b < hist->grid->nbins; b++)
-		if (hist->count[b] != 0) {
-			if (2 * k + 2 > o->rows_cap) {
-				o->rows_cap = 2 * o->rows_cap + 64;
-				o->rows = realloc(o->rows, o->rows_cap *
-				    sizeof(double));
-				if (o->rows == NULL)
-					fek_errx(FEK_EX_SOFTWARE, "out of "
-					    "memory");
-			}
-			o->rows[2 * k] = (double)b;
-			o->rows[2 * k + 1] = hist->count[b];
-			k++;
-		}
-	if ((o->pool != NULL ? pool_hist : write_hist)(o, i + 1, o->rows, k,
-	    hist->total, hist->dropped, props) < 0)
-		fek_die();
+	if (use != FEK_DEV_GPU) {
+		if (gst->restarts > 0)
+			fprintf(stderr, "sample-gen: the PMF bound was raised "
+			    "%ld time%s (windows restarted)\n", gst->restarts,
+			    gst->restarts > 1 ? "s" : "");
+		return;
+	}
+	fprintf(stderr, "sample-gen: %s: kernel %s in %.0f ms, "
+	    "set-up %.0f ms, %s %.1f ms, copies %.1f ms, "
+	    "output %.1f ms, %ld restart%s\n", gst->device,
+	    gst->cache_hit ? "read from the cache" : "compiled",
+	    gst->compile_ms, gst->setup_ms, nb == 0 ? "sampling" :
+	    gst->fused_shared ? "sampling and binning (shared "
+	    "memory)" : "sampling (binned by sorting)",
+	    gst->kernel_ms, gst->copy_ms, gst->sink_ms,
+	    gst->restarts, gst->restarts == 1 ? "" : "s");
 }
 
 int
@@ -384,16 +375,17 @@ main(int argc, char **argv)
 	const char *names3[] = { "x", "y", "z" };
 	struct fek_grid dom, hgrid;
 	struct fek_window *win = NULL;
-	struct fek_envelope *env;
-	struct fek_sample_stats st = { 0, 0 };
+	struct fek_gpu_sample_spec spec;
+	struct fek_gpu_sample_sink sink;
+	struct fek_gpu_sample_stats gst;
 	struct fek_pool pool;
 	struct fek_binspec bs[MAXB];
 	struct out o;
 	enum fek_device dev = FEK_DEV_AUTO, use;
 	enum fek_unit eunit = FEK_KCAL;
 	fek_expr *pmf;
-	double temp = 300, corr = 0, spring = -1, beta, *buf, v;
-	long nsamp = 5000, seed = 1, gridn = 0, nwin, first = 1, last = -1, i;
+	double temp = 300, corr = 0, spring = -1, beta;
+	long nsamp = 5000, seed = 1, gridn = 0, nwin, first = 1, last = -1;
 	int c, nerr = 0, text = 0, verbose = 0, quiet = 0, d, nb = 0;
 	int pooled = 0;
 
@@ -577,104 +569,40 @@ main(int argc, char **argv)
 		o.pool = &pool;
 	}
 
-	if (use == FEK_DEV_GPU) {
-		struct fek_gpu_sample_spec spec;
-		struct fek_gpu_sample_sink sink;
-		struct fek_gpu_sample_stats gst;
-
-		memset(&spec, 0, sizeof spec);
-		memset(&sink, 0, sizeof sink);
-		spec.formula = formula;
-		spec.pmf = pmf;
-		spec.dom = &dom;
-		spec.bins = nb > 0 ? &hgrid : NULL;
-		spec.beta = beta;
-		spec.seed = (unsigned long long)seed;
-		spec.nsamp = nsamp;
-		spec.win = win + first - 1;
-		spec.first = first;
-		spec.last = last;
-		sink.ctx = &o;
-		sink.samples = write_samples;
-		/* pooled: the GPU's pairs come as rows (no hist_pairs) */
-		sink.hist = pooled ? pool_hist : write_hist;
-		sink.hist_pairs = pooled ? NULL : write_hist_pairs;
-		if (pooled)
-			sink.pooled = pool_device;
-		if (fek_gpu_sample(&spec, &sink, &gst) < 0)
-			fek_die();
-		fek_trace("sampled");
-		if (pooled)
-			write_pool(&o);
-		if (verbose)
-			fprintf(stderr, "sample-gen: %s: kernel %s in %.0f ms, "
-			    "set-up %.0f ms, %s %.1f ms, copies %.1f ms, "
-			    "output %.1f ms, %ld restart%s\n", gst.device,
-			    gst.cache_hit ? "read from the cache" : "compiled",
-			    gst.compile_ms, gst.setup_ms, nb == 0 ? "sampling" :
-			    gst.fused_shared ? "sampling and binning (shared "
-			    "memory)" : "sampling (binned by sorting)",
-			    gst.kernel_ms, gst.copy_ms, gst.sink_ms,
-			    gst.restarts, gst.restarts == 1 ? "" : "s");
-		fek_fshut(stdout, "stdout");
-		fek_trace("output closed");
-		if (pooled)
-			fek_pool_free(&pool);
-		free(o.rows);
-		free((char *)o.cmd);
-		free(win);
-		fek_expr_free(pmf);
-		fek_trace("exit");
-		return 0;
-	}
-
-	if ((env = fek_envelope_new(pmf, &dom, beta)) == NULL)
+	memset(&spec, 0, sizeof spec);
+	memset(&sink, 0, sizeof sink);
+	spec.formula = formula;
+	spec.pmf = pmf;
+	spec.dom = &dom;
+	spec.bins = nb > 0 ? &hgrid : NULL;
+	spec.beta = beta;
+	spec.seed = (unsigned long long)seed;
+	spec.nsamp = nsamp;
+	spec.win = win + first - 1;
+	spec.first = first;
+	spec.last = last;
+	sink.ctx = &o;
+	sink.samples = write_samples;
+	/* pooled: the GPU's pairs come as rows (no hist_pairs) */
+	sink.hist = pooled ? pool_hist : write_hist;
+	sink.hist_pairs = pooled ? NULL : write_hist_pairs;
+	if (pooled)
+		sink.pooled = pool_device;
+	if (fek_sample_run(&spec, corr, use, &sink, &gst) < 0)
 		fek_die();
-	buf = fek_alloc((size_t)nsamp * dom.ndim, sizeof(double));
-	{
-		struct fek_hist hist;
-
-		if (nb > 0)
-			fek_hist_init(&hist, &hgrid);
-		for (i = first - 1; i < last; i++) {
-			gsl_rng *rng = fek_rng_new((unsigned long long)seed,
-			    (unsigned long long)i);
-			int rc;
-
-			v = st.proposals;
-			rc = corr > 0 ?
-			    fek_sample_langevin(env, &win[i], rng, nsamp, corr,
-				buf, &st) :
-			    fek_sample_exact(env, &win[i], rng, nsamp, buf,
-				&st);
-			fek_rng_free(rng);
-			if (rc < 0)
-				fek_errx(fek_errcode(), "window %ld: %s", i + 1,
-				    fek_errmsg());
-			if (nb > 0)
-				bin_and_write(&o, &hist, buf, i,
-				    st.proposals - v);
-			else
-				write_samples(&o, i + 1, buf, nsamp,
-				    st.proposals - v);
-		}
-		if (nb > 0)
-			fek_hist_free(&hist);
-	}
+	fek_trace("sampled");
 	if (pooled) {
 		write_pool(&o);
 		fek_pool_free(&pool);
 	}
-	if (st.restarts > 0 && verbose)
-		fprintf(stderr, "sample-gen: the PMF bound was raised %ld "
-		    "time%s (windows restarted)\n", st.restarts,
-		    st.restarts > 1 ? "s" : "");
+	if (verbose)
+		report(&gst, use, nb);
 	fek_fshut(stdout, "stdout");
-	free((char *)o.cmd);
+	fek_trace("output closed");
 	free(o.rows);
-	free(buf);
+	free((char *)o.cmd);
 	free(win);
-	fek_envelope_free(env);
 	fek_expr_free(pmf);
+	fek_trace("exit");
 	return 0;
 }
