@@ -17,7 +17,6 @@
 
 #include "core/fek.h"
 #include "stream/stream.h"
-#include "stream/dcd.h"
 #include "bd/bd.h"
 #include "bd/bd_output.h"
 
@@ -72,53 +71,6 @@ bad:
 	return 1;
 }
 
-/* --log and --dcd: the taken configurations of the logged trajectories. */
-struct logger {
-	struct fek_writer w;
-	struct fek_header h;
-	int have_log;
-	struct fek_dcd *dcd;
-	const struct fek_bd_system *x;
-	long every;
-	double *xyz;			/* B's atoms in A's file frame */
-};
-
-static int
-log_state(void *ctx, int64_t traj, const struct fek_bd_state *st)
-{
-	struct logger *lg = ctx;
-
-	if (st->step % lg->every != 0)
-		return 0;
-	if (lg->have_log) {
-		double row[15] = { (double)traj, (double)st->step, st->t,
-		    st->r[0], st->r[1], st->r[2], st->qa[0], st->qa[1],
-		    st->qa[2], st->qa[3], st->qb[0], st->qb[1], st->qb[2],
-		    st->qb[3], st->U };
-
-		if (fek_write_rows(&lg->w, row, 1) != 0)
-			return -1;
-	}
-	if (lg->dcd) {
-		const struct fek_bd_solute *A = &lg->x->s[0], *B = &lg->x->s[1];
-		double RA[9], RB[9], p[3], y[3];
-
-		fek_bd_quat_matrix(st->qa, RA);
-		fek_bd_quat_matrix(st->qb, RB);
-		for (long j = 0; j < B->pqr.n; j++) {
-			fek_bd_mul(RB, B->a + 3 * j, p);
-			for (int d = 0; d < 3; d++)
-				p[d] += st->r[d];
-			fek_bd_mul_t(RA, p, y);
-			for (int d = 0; d < 3; d++)
-				lg->xyz[3 * j + d] = y[d] + A->centre[d];
-		}
-		if (fek_dcd_frame(lg->dcd, lg->xyz, 3) != 0)
-			return -1;
-	}
-	return 0;
-}
-
 static int progress_on;
 
 static void
@@ -162,7 +114,6 @@ main(int argc, char **argv)
 	struct fek_bd_gpu_stats gst = { .device = "" };
 	struct fek_writer w;
 	struct fek_header h;
-	struct logger lg;
 	enum fek_device dev = FEK_DEV_AUTO, use;
 	const char *logpath = NULL, *dcdpath = NULL;
 	double v[2], t0, secs;
@@ -174,7 +125,6 @@ main(int argc, char **argv)
 
 	fek_setprogname(argv[0]);
 	memset(&o, 0, sizeof o);
-	memset(&lg, 0, sizeof lg);
 	o.T = 298.15;
 	o.eps = 78.54;
 	o.dtmin = 0.5;
@@ -365,52 +315,9 @@ main(int argc, char **argv)
 	t0 = fek_seconds();
 	if (logpath || dcdpath) {
 		long nl = logtraj < ntraj ? logtraj : ntraj;
-		FILE *lfp = NULL;
 
-		lg.x = &x;
-		lg.every = logevery;
-		if (logpath) {
-			if ((lfp = fopen(logpath, "w")) == NULL)
-				fek_errx(FEK_EX_IOERR, "%s: cannot write",
-				    logpath);
-			fek_writer_init(&lg.w, lfp, text);
-			fek_hdr_init(&lg.h, "bdlog");
-			lg.h.rows = -1;
-			fek_hdr_addcol(&lg.h, "traj", FEK_I64, "");
-			fek_hdr_addcol(&lg.h, "step", FEK_I64, "");
-			fek_hdr_addcol(&lg.h, "time", FEK_F64, "ps");
-			fek_hdr_addcol(&lg.h, "x", FEK_F64, "A");
-			fek_hdr_addcol(&lg.h, "y", FEK_F64, "A");
-			fek_hdr_addcol(&lg.h, "z", FEK_F64, "A");
-			fek_hdr_addcol(&lg.h, "qa_w", FEK_F64, "");
-			fek_hdr_addcol(&lg.h, "qa_x", FEK_F64, "");
-			fek_hdr_addcol(&lg.h, "qa_y", FEK_F64, "");
-			fek_hdr_addcol(&lg.h, "qa_z", FEK_F64, "");
-			fek_hdr_addcol(&lg.h, "qb_w", FEK_F64, "");
-			fek_hdr_addcol(&lg.h, "qb_x", FEK_F64, "");
-			fek_hdr_addcol(&lg.h, "qb_y", FEK_F64, "");
-			fek_hdr_addcol(&lg.h, "qb_z", FEK_F64, "");
-			fek_hdr_addcol(&lg.h, "U", FEK_F64, "kT");
-			fek_hdr_copy_keys(&lg.h, &h);
-			if (fek_begin_section(&lg.w, &lg.h) != 0)
-				fek_die();
-			lg.have_log = 1;
-		}
-		if (dcdpath) {
-			lg.xyz = fek_alloc(3 * x.s[1].pqr.n, sizeof *lg.xyz);
-			lg.dcd = fek_dcd_open(dcdpath, x.s[1].pqr.n, 0,
-			    logevery, 0.0, "bd-step: solute B in A's frame");
-			if (lg.dcd == NULL)
-				fek_die();
-		}
-		for (long i = 0; i < nl; i++)
-			if (fek_bd_trajectory(&x.sys, first + i, &out[i],
-			    log_state, &lg) != 0)
-				fek_die();
-		if (lg.have_log && (fek_end_section(&lg.w) != 0 ||
-		    (fek_writer_free(&lg.w), fclose(lfp)) != 0))
-			fek_errx(FEK_EX_IOERR, "%s: write error", logpath);
-		if (lg.dcd && fek_dcd_close(lg.dcd) != 0)
+		if (fek_bd_run_logged(&x, first, nl, out, logpath, dcdpath,
+		    logevery, text, &h) != 0)
 			fek_die();
 		if (nl < ntraj)
 			fek_bd_run_cpu(&x.sys, first + nl, ntraj - nl, out + nl,
@@ -462,6 +369,5 @@ main(int argc, char **argv)
 	fek_hdr_free(&h);
 	fek_bd_system_free(&x);
 	free(out);
-	free(lg.xyz);
 	return 0;
 }
