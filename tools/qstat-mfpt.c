@@ -78,68 +78,6 @@ progress(long done, long total)
 		fputc('\n', stderr);
 }
 
-/* MILESTONE i x lines giving every milestone one coordinate: pos[i]. */
-static double *
-positions(const struct fek_header *keys, long n)
-{
-	double *pos = fek_alloc((size_t)n, sizeof *pos), x;
-	unsigned char *seen = fek_alloc((size_t)n, 1);
-	const char *v;
-	char *end, *end2;
-	long i, k, have = 0;
-
-	for (k = 0; (v = fek_hdr_get(keys, "MILESTONE", k)) != NULL; k++) {
-		i = strtol(v, &end, 10);
-		if (end == v || i < 0 || i >= n)
-			continue;
-		x = strtod(end, &end2);
-		if (end2 == end || !isfinite(x))
-			continue;
-		end2 += strspn(end2, " \t");
-		if (*end2 != '\0' || seen[i])
-			continue;
-		seen[i] = 1;
-		pos[i] = x;
-		have++;
-	}
-	free(seen);
-	if (have == n)
-		return pos;
-	free(pos);
-	return NULL;
-}
-
-static void
-carry_keys(struct fek_header *h, const struct fek_milestone_input *in,
-    const char *bc, const struct fek_milestone_request *rq, const char *targets,
-    enum fek_milestone_solver used, long trials, long seed, double temp,
-    int argc, char **argv)
-{
-	const char *v;
-	int k;
-
-	fek_hdr_add(h, "MILESTONES", "%ld", in->m.n);
-	for (k = 0; (v = fek_hdr_get(&in->keys, "MILESTONE", k)) != NULL; k++)
-		fek_hdr_add(h, "MILESTONE", "%s", v);
-	for (k = 0; (v = fek_hdr_get(&in->keys, "ANCHOR", k)) != NULL; k++)
-		fek_hdr_add(h, "ANCHOR", "%s", v);
-	if (temp > 0)
-		fek_hdr_add(h, "TEMP", "%.17g", temp);
-	fek_hdr_add(h, "BOUNDARY", "%s", bc);
-	if (rq->start >= 0) {
-		fek_hdr_add(h, "START", "%ld", rq->start);
-		fek_hdr_add(h, "TARGET", "%s", targets);
-	}
-	fek_hdr_add(h, "SOLVER", "%s", fek_milestone_solver_name(used));
-	if (trials > 0) {
-		fek_hdr_add(h, "BOOTSTRAP", "%ld", trials);
-		fek_hdr_add(h, "SEED", "%ld", seed);
-	}
-	for (k = 0; (v = fek_hdr_get(&in->keys, "PROV", k)) != NULL; k++)
-		fek_hdr_add(h, "PROV", "%s", v);
-	fek_hdr_prov(h, argc, argv);
-}
-
 int
 main(int argc, char **argv)
 {
@@ -155,18 +93,17 @@ main(int argc, char **argv)
 	struct fek_milestone_request rq;
 	struct fek_milestone_result res;
 	struct fek_milestone_spread sp;
-	struct fek_header h;
-	struct fek_writer w;
+	struct fek_milestone_report rp;
 	struct timespec t0, t1;
 	enum fek_unit unit = FEK_KT;
 	enum fek_milestone_solver used;
 	const char *path = "-", *v;
 	unsigned char *is_target = NULL;
 	long trials = 0, seed = 1, start = -1, *tg = NULL, ntg = 0, i, n;
-	double temp = 0, *pos, row[16];
-	char bcname[64], targets[200], tunit[FEK_NAMELEN], rate[FEK_NAMELEN + 2];
+	double temp = 0;
+	char bcname[64], targets[200];
 	int c, nerr = 0, verbose = 0, quiet = 0, have_source = 0, have_t = 0;
-	int ncol, pass;
+	int pass;
 
 	fek_setprogname(argv[0]);
 	memset(&rq, 0, sizeof rq);
@@ -364,121 +301,25 @@ main(int argc, char **argv)
 			    1e-9 * (t1.tv_nsec - t0.tv_nsec));
 	}
 
-	/* output: the MFPT alone, then the mfpt and kinetics sections */
-	snprintf(tunit, sizeof tunit, "%s", in.tunit);
-	if (strcmp(tunit, "1") == 0)
-		snprintf(rate, sizeof rate, "1");
-	else
-		snprintf(rate, sizeof rate, "1/%s", tunit);
-	fek_writer_init(&w, stdout, 1);
-	if (pass) {
-		fek_put_double(stdout, res.fwd);
-		putchar('\n');
-		fek_hdr_init(&h, "mfpt");
-		h.rows = res.have_rev ? 2 : 1;
-		fek_hdr_addcol(&h, "start", FEK_I32, "1");
-		fek_hdr_addcol(&h, "target", FEK_I32, "1");
-		fek_hdr_addcol(&h, "mfpt", FEK_F64, tunit);
-		fek_hdr_addcol(&h, "rate", FEK_F64, rate);
-		fek_hdr_addcol(&h, "recycle", FEK_F64, tunit);
-		if (trials > 0) {
-			fek_hdr_addcol(&h, "sd_mfpt", FEK_F64, tunit);
-			fek_hdr_addcol(&h, "lo95", FEK_F64, tunit);
-			fek_hdr_addcol(&h, "hi95", FEK_F64, tunit);
-		}
-		carry_keys(&h, &in, bcname, &rq, targets, used, trials,
-		    seed, temp, argc, argv);
-		if (fek_begin_section(&w, &h) < 0)
-			fek_die();
-		row[0] = start;
-		row[1] = rq.target;
-		row[2] = res.fwd;
-		row[3] = res.fwd > 0 ? 1 / res.fwd : HUGE_VAL;
-		row[4] = res.rec_fwd;
-		row[5] = sp.sd_fwd;
-		row[6] = sp.lo_fwd;
-		row[7] = sp.hi_fwd;
-		if (fek_write_rows(&w, row, 1) < 0)
-			fek_die();
-		if (res.have_rev) {
-			row[0] = rq.target;
-			row[1] = start;
-			row[2] = res.rev;
-			row[3] = res.rev > 0 ? 1 / res.rev : HUGE_VAL;
-			row[4] = res.rec_rev;
-			row[5] = sp.sd_rev;
-			row[6] = sp.lo_rev;
-			row[7] = sp.hi_rev;
-			if (fek_write_rows(&w, row, 1) < 0)
-				fek_die();
-		}
-		if (fek_end_section(&w) < 0)
-			fek_die();
-		fek_hdr_free(&h);
-	}
-	pos = positions(&in.keys, n);
-	fek_hdr_init(&h, "kinetics");
-	h.rows = n;
-	fek_hdr_addcol(&h, "milestone", FEK_I32, "1");
-	if (pos)
-		fek_hdr_addcol(&h, "position", FEK_F64, "1");
-	fek_hdr_addcol(&h, "q", FEK_F64, "1");
-	fek_hdr_addcol(&h, "p", FEK_F64, "1");
-	fek_hdr_addcol(&h, "F", FEK_F64, fek_unit_name(unit));
-	if (pass) {
-		fek_hdr_addcol(&h, "committor", FEK_F64, "1");
-		fek_hdr_addcol(&h, "mfpt_to", FEK_F64, tunit);
-		if (res.mfrom)
-			fek_hdr_addcol(&h, "mfpt_from", FEK_F64, tunit);
-	}
-	if (trials > 0) {
-		fek_hdr_addcol(&h, "sd_q", FEK_F64, "1");
-		fek_hdr_addcol(&h, "sd_p", FEK_F64, "1");
-		fek_hdr_addcol(&h, "sd_F", FEK_F64, fek_unit_name(unit));
-		if (pass) {
-			fek_hdr_addcol(&h, "sd_committor", FEK_F64, "1");
-			fek_hdr_addcol(&h, "sd_mfpt_to", FEK_F64, tunit);
-		}
-	}
-	carry_keys(&h, &in, bcname, &rq, targets, used, trials, seed,
-	    temp, argc, argv);
-	if (fek_begin_section(&w, &h) < 0)
-		fek_die();
-	for (i = 0; i < n; i++) {
-		ncol = 0;
-		row[ncol++] = i;
-		if (pos)
-			row[ncol++] = pos[i];
-		row[ncol++] = res.q[i];
-		row[ncol++] = res.p[i];
-		row[ncol++] = res.F[i];
-		if (pass) {
-			row[ncol++] = res.committor[i];
-			row[ncol++] = res.mto[i] < 0 ? HUGE_VAL : res.mto[i];
-			if (res.mfrom)
-				row[ncol++] = res.mfrom[i];
-		}
-		if (trials > 0) {
-			row[ncol++] = sp.sd_q[i];
-			row[ncol++] = sp.sd_p[i];
-			row[ncol++] = sp.sd_F[i];
-			if (pass) {
-				row[ncol++] = sp.sd_committor[i];
-				row[ncol++] = sp.sd_mto[i];
-			}
-		}
-		if (fek_write_rows(&w, row, 1) < 0)
-			fek_die();
-	}
-	if (fek_end_section(&w) < 0)
+	rp.in = &in;
+	rp.rq = &rq;
+	rp.res = &res;
+	rp.sp = &sp;
+	rp.bc = bcname;
+	rp.targets = targets;
+	rp.used = used;
+	rp.trials = trials;
+	rp.seed = seed;
+	rp.temp = temp;
+	rp.unit = unit;
+	rp.argc = argc;
+	rp.argv = argv;
+	if (fek_milestone_report_write(stdout, &rp) < 0)
 		fek_die();
 	fek_fshut(stdout, "stdout");
-	fek_hdr_free(&h);
-	fek_writer_free(&w);
 	fek_milestone_result_free(&res);
 	fek_milestone_spread_free(&sp);
 	fek_milestone_input_free(&in);
-	free(pos);
 	free(tg);
 	free(is_target);
 	return 0;

@@ -28,4 +28,27 @@ int	fek_milestone_key_milestones(struct fek_reader *r,
  * a warning for a bad list (counted like fek_opt_*). */
 int	fek_milestone_parse_targets(const char *arg, long **t, long *nt);
 
+/* output.c: what qstat-mfpt reports of one analysis (and its bootstrap,
+ * with trials > 0), and the keys its sections carry. */
+struct fek_milestone_report {
+	const struct fek_milestone_input *in;
+	const struct fek_milestone_request *rq;	/* rq->start < 0: no MFPT */
+	const struct fek_milestone_result *res;
+	const struct fek_milestone_spread *sp;
+	const char *bc;			/* the boundary condition, as named */
+	const char *targets;		/* the target milestones, as given */
+	enum fek_milestone_solver used;
+	long trials, seed;		/* the bootstrap's */
+	double temp;			/* K, or 0: no TEMP key */
+	enum fek_unit unit;		/* F's */
+	int argc;			/* the command line, for PROV */
+	char **argv;
+};
+
+/* The report to fp: with a start, the MFPT alone on a line and the mfpt
+ * section; then the kinetics section; fek(5) text.  -1 with fek_seterr(74)
+ * on a write error. */
+int	fek_milestone_report_write(FILE *fp,
+	    const struct fek_milestone_report *r);
+
 #endif
