@@ -21,6 +21,7 @@
 #define FEK_BAR_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "core/blocking.h"
 #include "bar/pert.h"
@@ -67,5 +68,14 @@ int	fek_estimate(const struct fek_pert *p, int m, const long *k,
  * a side to all of the data; pairs (k_ins, k_del) in *out (malloc'd),
  * their number returned (0 with fewer than two configurations). */
 long	fek_trace_points(const struct fek_pert *p, long **out);
+
+/* trace.c (bar-solve -c): the estimates of the methods in want
+ * (FEK_NMETHOD flags) with their sd over each of fek_trace_points'
+ * prefixes, as one fek(5) convergence section (text) to fp, PROV from
+ * argc, argv; a prefix where a method has no estimate is left out.
+ * progress (may be NULL) is called with each row and its count, and with
+ * row -1 at the end.  -1 with fek_seterr(74) on a write error. */
+int	fek_trace_write(FILE *fp, const struct fek_pert *p, const int *want,
+	    int argc, char **argv, void (*progress)(long row, long n));
 
 #endif
