@@ -78,6 +78,19 @@ carry_keys(struct fek_header *h, const struct fek_milestone_report *r)
 	fek_hdr_prov(h, r->argc, r->argv);
 }
 
+/* One row of the mfpt section: from, to, the MFPT t, its rate, the
+ * recycling identity's value and the bootstrap's sd and 95 % interval
+ * (written only where the header has those columns). */
+static int
+mfpt_row(struct fek_writer *w, long from, long to, double t, double rec,
+    double sd, double lo, double hi)
+{
+	double row[8] = { from, to, t, t > 0 ? 1 / t : HUGE_VAL, rec, sd, lo,
+	    hi };
+
+	return fek_write_rows(w, row, 1);
+}
+
 int
 fek_milestone_report_write(FILE *fp, const struct fek_milestone_report *r)
 {
@@ -115,28 +128,11 @@ fek_milestone_report_write(FILE *fp, const struct fek_milestone_report *r)
 		carry_keys(&h, r);
 		if (fek_begin_section(&w, &h) < 0)
 			goto fail;
-		row[0] = rq->start;
-		row[1] = rq->target;
-		row[2] = res->fwd;
-		row[3] = res->fwd > 0 ? 1 / res->fwd : HUGE_VAL;
-		row[4] = res->rec_fwd;
-		row[5] = sp->sd_fwd;
-		row[6] = sp->lo_fwd;
-		row[7] = sp->hi_fwd;
-		if (fek_write_rows(&w, row, 1) < 0)
+		if (mfpt_row(&w, rq->start, rq->target, res->fwd, res->rec_fwd,
+		    sp->sd_fwd, sp->lo_fwd, sp->hi_fwd) < 0 ||
+		    (res->have_rev && mfpt_row(&w, rq->target, rq->start, res->rev,
+		    res->rec_rev, sp->sd_rev, sp->lo_rev, sp->hi_rev) < 0))
 			goto fail;
-		if (res->have_rev) {
-			row[0] = rq->target;
-			row[1] = rq->start;
-			row[2] = res->rev;
-			row[3] = res->rev > 0 ? 1 / res->rev : HUGE_VAL;
-			row[4] = res->rec_rev;
-			row[5] = sp->sd_rev;
-			row[6] = sp->lo_rev;
-			row[7] = sp->hi_rev;
-			if (fek_write_rows(&w, row, 1) < 0)
-				goto fail;
-		}
 		if (fek_end_section(&w) < 0)
 			goto fail;
 		fek_hdr_free(&h);
