@@ -107,17 +107,17 @@ ok gpu-other-seed-differs sh -c '! cmp -s g1.fek g3.fek'
 
 # ---- equilibrium ----------------------------------------------------------------
 EQ="-p dw:1 -r -3:3 -E kT -x -1 -R 4000 -N 5000 -n 25000 -e 5000 -T"
-t gpu-eq-brownian 0 "md-gpu -d $G $EQ -i brownian -h 0.001 -s $SEED > eqb.txt"
+t gpu-eq-brownian 0 "md-gpu -d $G $EQ -i brownian -H 0.001 -s $SEED > eqb.txt"
 chi_ok gpu-eq-brownian-chi2 "$(chi2_dw 1 -2 2 40 < eqb.txt)"
-t gpu-eq-baoab 0 "md-gpu -d $G $EQ -i baoab -f 2 -h 0.005 -s $SEED > eqa.txt"
+t gpu-eq-baoab 0 "md-gpu -d $G $EQ -i baoab -f 2 -H 0.005 -s $SEED > eqa.txt"
 chi_ok gpu-eq-baoab-chi2 "$(chi2_dw 1 -2 2 40 < eqa.txt)"
 read -r m se n <<EOF
 $(awk '!/^#/ && NF { print $2 * $2 }' eqa.txt | mean_se 1)
 EOF
 within gpu-eq-baoab-equipartition "$m" 1 "$se" 5
-t gpu-eq-f64 0 "FEK_MD_NORMALS=f64 md-gpu -d $G $EQ -i brownian -h 0.001 -s $SEED > eq64.txt"
+t gpu-eq-f64 0 "FEK_MD_NORMALS=f64 md-gpu -d $G $EQ -i brownian -H 0.001 -s $SEED > eq64.txt"
 chi_ok gpu-eq-f64-chi2 "$(chi2_dw 1 -2 2 40 < eq64.txt)"
-t gpu-eq-cpu 0 "md-gpu -d cpu $EQ -i brownian -h 0.001 -s $S2 > eqc.txt"
+t gpu-eq-cpu 0 "md-gpu -d cpu $EQ -i brownian -H 0.001 -s $S2 > eqc.txt"
 chi_ok gpu-eq-vs-cpu "$(chi2_two eqb.txt eqc.txt -2 2 40)"
 # two dimensions (three Philox calls cover two steps of D = 3 ... here 2)
 t gpu-eq-2d 0 "md-gpu -d $G -p dw:1 -r -3:3 -r -3:3 -E kT -x -1,1 -R 4000 -N 5000 -n 25000 -e 5000 -T -s $SEED > eq2.txt"
@@ -125,7 +125,7 @@ chi_ok gpu-eq-2d-x "$(chi2_dw 1 -2 2 40 < eq2.txt)"
 chi_ok gpu-eq-2d-y "$(awk '!/^#/ && NF { print $2 }' eq2.txt | chi2_dw 1 -2 2 40)"
 
 # ---- brute-force MFPT -------------------------------------------------------------
-t gpu-mfpt 0 "md-gpu -d $G -p dw:2 -r -1.5:1.5 -E kT -M -1.5,1 -j 1 -R $((20000 / K)) -h 0.001 -T -s $SEED > mfpt.txt"
+t gpu-mfpt 0 "md-gpu -d $G -p dw:2 -r -1.5:1.5 -E kT -M -1.5,1 -j 1 -R $((20000 / K)) -H 0.001 -T -s $SEED > mfpt.txt"
 read -r m se n <<EOF
 $(rows mfpt.txt | mean_se 3)
 EOF
@@ -134,7 +134,7 @@ within gpu-mfpt-exact "$m" $MB_EXACT "$se" 4
 ok gpu-mfpt-all-arrive sh -c "rows mfpt.txt | awk '\$2 != 1 || \$4 != 1 { exit 1 }'"
 
 # ---- Milestoning ---------------------------------------------------------------------
-M="-p dw:2 -r -1.5:1.5 -E kT -M -1.5:1:0.25 -h 0.0001 -T"
+M="-p dw:2 -r -1.5:1.5 -E kT -M -1.5:1:0.25 -H 0.0001 -T"
 t gpu-ms 0 "md-gpu -d $G $M -R $((20000 / K)) -j 1:10 -s $SEED > ms.txt"
 z=$(zmax ms.txt)
 echo "GPU Milestoning: largest |z| of K and tau against Test C: $z"
@@ -149,12 +149,12 @@ t gpu-ms-whole 0 "md-gpu -d $G $M -R 500 -j 1:10 -s $SEED > sw.txt"
 rows sa.txt sb.txt > shards.rows; rows sw.txt > whole.rows
 same_file gpu-ms-shards whole.rows shards.rows
 awk 'BEGIN { for (i = 0; i < 12; i++) print -1.625 + 0.25 * i }' > anchors.txt
-t gpu-ms-voronoi 0 "md-gpu -d $G -p dw:2 -r -1.5:1.5 -E kT -A anchors.txt -k 2000 -N 1000 -e 50 -c 10 -j 1:10 -R 2000 -h 0.0001 -T -s $SEED > msv.txt"
+t gpu-ms-voronoi 0 "md-gpu -d $G -p dw:2 -r -1.5:1.5 -E kT -A anchors.txt -k 2000 -N 1000 -e 50 -c 10 -j 1:10 -R 2000 -H 0.0001 -T -s $SEED > msv.txt"
 le gpu-ms-voronoi-table "$(zmax msv.txt)" 4.5
 # two-dimensional Voronoi cells on the Mueller-Brown surface, Langevin
 # runs with the backward check: GPU against CPU, record by record counts
 printf '%s\n' '-0.56 1.44' '-0.8 0.95' '-0.82 0.62' '-0.45 0.5' '-0.05 0.47' '0.2 0.3' '0.62 0.03' > mbanchors.txt
-MBM="-p mb:0.1 -r -1.5:1.2 -r -0.2:2 -E kT -A mbanchors.txt -k 200 -N 2000 -e 200 -c 20 -i baoab -f 5 -h 0.001 -n 200000 -T"
+MBM="-p mb:0.1 -r -1.5:1.2 -r -0.2:2 -E kT -A mbanchors.txt -k 200 -N 2000 -e 200 -c 20 -i baoab -f 5 -H 0.001 -n 200000 -T"
 t gpu-mb-voronoi 0 "md-gpu -d $G $MBM -R 100 -s $SEED > mbg.txt"
 t gpu-mb-voronoi-cpu 0 "md-gpu -d cpu $MBM -R 100 -s $S2 > mbc.txt"
 # per start milestone: the valid fraction and the fraction ending above
@@ -173,7 +173,7 @@ res=$(awk 'FNR == 1 { f++ } !/^#/ && NF { n[f, $1]++; v[f, $1] += $4; if ($4) { 
 echo "GPU against CPU, Mueller-Brown Voronoi Milestoning: largest |z| $res"
 le gpu-mb-voronoi-vs-cpu "$res" 4.5
 # NVE: ballistic crossings and the backward run, as tests/md.sh
-t gpu-nve 0 "md-gpu -d $G -p '0*x' -r -1:4 -E kT -i verlet -M 0,1,2,3 -j 2:3 -R $((20000 / K)) -h 0.001 -n 1000000 -T -s $SEED > nve.txt"
+t gpu-nve 0 "md-gpu -d $G -p '0*x' -r -1:4 -E kT -i verlet -M 0,1,2,3 -j 2:3 -R $((20000 / K)) -H 0.001 -n 1000000 -T -s $SEED > nve.txt"
 read -r m se n <<EOF
 $(rows nve.txt | awk '$4 == 1 { print 1 / $3 }' | mean_se 1)
 EOF
@@ -182,7 +182,7 @@ ok gpu-nve-backward sh -c "rows nve.txt | awk '\$4 == 1 && (\$6 != 2 * \$1 - \$2
 
 # ---- umbrella ---------------------------------------------------------------------
 echo '2 4' > w1.txt
-t gpu-ou 0 "md-gpu -d $G -p '0*x' -r -50:50 -E kcal -t 300 -w w1.txt -R 200 -D 0.05 -h 0.01 -n 50000 -e 10 -T -s $SEED > ou.txt"
+t gpu-ou 0 "md-gpu -d $G -p '0*x' -r -50:50 -E kcal -t 300 -w w1.txt -R 200 -D 0.05 -H 0.01 -n 50000 -e 10 -T -s $SEED > ou.txt"
 read -r var g <<EOF
 $(awk 'BEGIN { kt = 0.0019872042586408316 * 300; mu = 0.05 * 0.01 / kt; phi = (1 - mu * 4) ^ 10
 	printf "%.17g %.17g\n", kt / 4 / (1 - mu * 4 / 2), (1 + phi) / (1 - phi) }')
@@ -195,7 +195,7 @@ near gpu-ou-inefficiency "$(awk '/^#INEFFICIENCY/ { print $2 }' ou.txt)" "$g" "$
 # five independent runs (20 replicas a window): each within 0.1 kcal/mol
 # of the exact bin average of W, and the bootstrap errors calibrated on
 # average (the mean of (deviation / sd)^2 near 1; 0.94 over 20 CPU runs)
-TOR="-p torsion -r -180:180:p -g 13 -k 0.002 -R 20 -N 2000 -n 20000 -e 20 -D 1000 -h 0.005 -u deg"
+TOR="-p torsion -r -180:180:p -g 13 -k 0.002 -R 20 -N 2000 -n 20000 -e 20 -D 1000 -H 0.005 -u deg"
 : > torsum.txt
 for k in 0 1 2 3 4; do
 	t_pipe gpu-torsion-wham-$k 0 "md-gpu -d $G $TOR -s $((SEED + k)) | histogram -b 36 | bias-build | wham-gpu -B 50 | pmf > tor$k.txt"
@@ -230,7 +230,7 @@ le gpu-torsion-sd-high "$z2" 2
 # deterministic NVE with formula forces (dual numbers on the GPU, the
 # symbolic derivative on the CPU): the same trajectory
 F3='exp(-x^2)*sin(y)+log(z^2+1)+sqrt(x^2+1)+abs(y)^1.5+2^x+atan(x)+tanh(y)+erf(z)+cos(x)/(1+y^2)-asinh(x)+cosh(z/3)+0.1*acoth(x+5)+x^2+y^2+z^2'
-NV="-p '$F3' -r -4:4 -r -4:4 -r -4:4 -x 0.5,-0.7,0.3 -V 0 -E kT -i verlet -h 0.001 -n 5000 -e 1000 -T"
+NV="-p '$F3' -r -4:4 -r -4:4 -r -4:4 -x 0.5,-0.7,0.3 -V 0 -E kT -i verlet -H 0.001 -n 5000 -e 1000 -T"
 t gpu-nve-formula 0 "md-gpu -d $G $NV -l nveg.log > nveg.txt"
 t gpu-nve-formula-cpu 0 "md-gpu -d cpu $NV -l nvec.log > nvec.txt"
 rows nveg.txt > a.rows; rows nvec.txt > b.rows
@@ -239,9 +239,9 @@ le gpu-nve-formula-energy "$(rows nveg.log | awk 'NR == 1 { e0 = $5 } { d = $5 -
 # a built-in and its formula with the same random numbers: the same path
 for P in "dw:2 -r -2:2" "torsion:0.3,0.2,1.1 -r -180:180:p -D 100" "mb:0.05 -r -1.5:1.2 -r -0.2:2 -x -0.5,1.4 -D 0.1"; do
 	name=gpu-force-$(echo "$P" | cut -d: -f1)
-	t $name 0 "md-gpu -d $G -p $P -E kT -R 500 -n 2000 -h 0.0005 -T -s $SEED > $name.a"
+	t $name 0 "md-gpu -d $G -p $P -E kT -R 500 -n 2000 -H 0.0005 -T -s $SEED > $name.a"
 	f=$(awk '/^#POTENTIAL/ { sub(/^#POTENTIAL /, ""); print; exit }' $name.a)
-	t $name-formula 0 "md-gpu -d $G -p '$f' ${P#* } -E kT -R 500 -n 2000 -h 0.0005 -T -s $SEED > $name.b"
+	t $name-formula 0 "md-gpu -d $G -p '$f' ${P#* } -E kT -R 500 -n 2000 -H 0.0005 -T -s $SEED > $name.b"
 	rows $name.a > $name.ra; rows $name.b > $name.rb
 	numcmp_files $name-same-path $name.ra $name.rb 1e-6 1e-9
 done
@@ -267,12 +267,12 @@ fi
 # within 5 standard errors, 300 sqrt(2 / (2 R)) each
 le gpu-log-temperature "$(rows g.log | awk '{ d = $6 - 300; if (d < 0) d = -d; if (d > m) m = d } END { print m }')" "$(awk -v r=$RD 'BEGIN { print 1500 / sqrt(r) }')"
 MIL=$((1000000 / K / K))
-t gpu-million 0 "md-gpu -d $G -v -p dw:2 -r -3:3 -E kT -x -1 -R $MIL -n 20000 -h 0.001 > million.fek"
+t gpu-million 0 "md-gpu -d $G -v -p dw:2 -r -3:3 -E kT -x -1 -R $MIL -n 20000 -H 0.001 > million.fek"
 grep 'replica-steps/s' gpu-million.err
 # the transient at t = 2 from x = -1: the fraction of replicas right of
 # the barrier, a million on the GPU against 100000 on the CPU
-t gpu-million-text 0 "FEK_TEXT=1 md-gpu -d $G -p dw:2 -r -3:3 -E kT -x -1 -R $MIL -n 2000 -h 0.001 -s $SEED > million.txt"
-t gpu-million-cpu 0 "FEK_TEXT=1 md-gpu -d cpu -p dw:2 -r -3:3 -E kT -x -1 -R $((MIL / 10)) -n 2000 -h 0.001 -s $S2 > million-cpu.txt"
+t gpu-million-text 0 "FEK_TEXT=1 md-gpu -d $G -p dw:2 -r -3:3 -E kT -x -1 -R $MIL -n 2000 -H 0.001 -s $SEED > million.txt"
+t gpu-million-cpu 0 "FEK_TEXT=1 md-gpu -d cpu -p dw:2 -r -3:3 -E kT -x -1 -R $((MIL / 10)) -n 2000 -H 0.001 -s $S2 > million-cpu.txt"
 read -r m se n <<EOF
 $(rows million.txt | awk '{ print ($1 > 0) }' | mean_se 1)
 EOF

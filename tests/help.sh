@@ -1,5 +1,5 @@
 # tests/help.sh - the options every tool shares (fek(7) COMMON OPTIONS):
-# --help (and -h but in md-gpu, where -h is the time step) prints the
+# --help and -h print the
 # usage on stdout, nothing on stderr, and exits 0; that usage is the one a
 # bad option prints on stderr with exit 64, and it is the man page's
 # SYNOPSIS (its first word the tool); --version prints one line and
@@ -8,9 +8,7 @@
 
 for tool in bar-solve bd-rate bd-step bias-build histogram md-gpu \
     milestone-kmat pmf qstat-mfpt rmsd sample-gen tpi-gpu wham-gpu; do
-	flags="--help -h"
-	[ "$tool" = md-gpu ] && flags=--help
-	for flag in $flags; do
+	for flag in --help -h; do
 		name=help-$tool$flag
 		"$tool" $flag < /dev/null > "$name.out" 2> "$name.err"
 		rc=$?
@@ -37,3 +35,7 @@ for tool in bar-solve bd-rate bd-step bias-build histogram md-gpu \
 	fi
 	t "version-$tool" 0 "$tool --version > v.out && test \$(wc -l < v.out) = 1"
 done
+
+# md-gpu's time step was -h: given a number, -h is refused, not the help
+t md-gpu-h-step 64 "md-gpu -p dw -r -2:2 -h 0.001"
+t md-gpu-h-step-says 0 "grep -q 'the time step is -H' md-gpu-h-step.err"

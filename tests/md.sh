@@ -83,10 +83,10 @@ rows() { grep -hv "^#" "$@"; }
 # E_b = 1 (hops every few time units), frames 5 time units apart after 5
 # of equilibration: 4000 replicas x 5 frames of nearly independent points.
 EQ="-p dw:1 -r -3:3 -E kT -x -1 -R 4000 -N 5000 -n 25000 -e 5000 -T -s 7"
-t eq-brownian 0 "md-gpu $EQ -i brownian -h 0.001 > eqb.txt"
+t eq-brownian 0 "md-gpu $EQ -i brownian -H 0.001 > eqb.txt"
 chi_ok eq-brownian-chi2 "$(chi2_dw 1 -2 2 40 < eqb.txt)"
 chi_bad eq-brownian-wrong-barrier "$(chi2_dw 1.25 -2 2 40 < eqb.txt)"
-t eq-baoab 0 "md-gpu $EQ -i baoab -f 2 -h 0.005 > eqa.txt"
+t eq-baoab 0 "md-gpu $EQ -i baoab -f 2 -H 0.005 > eqa.txt"
 chi_ok eq-baoab-chi2 "$(chi2_dw 1 -2 2 40 < eqa.txt)"
 # equipartition: <m v^2> = kT for BAOAB (column 2 is v_x)
 read -r m se n <<EOF
@@ -98,7 +98,7 @@ ok eq-frames-keys sh -c "grep -qx '#ROWS 4000' eqb.txt && grep -qx '#STEP 30000'
 # ---- brute-force MFPT of seed 003's Test C -----------------------------------
 # From -1.5 (a reflecting wall, milestone 0) to +1.0: the time of the
 # first crossing of +1.0, Brownian-bridge corrected.
-t mfpt-run 0 "md-gpu -p dw:2 -r -1.5:1.5 -E kT -M -1.5,1 -j 1 -R 4000 -h 0.001 -T -s 3 > mfpt.txt"
+t mfpt-run 0 "md-gpu -p dw:2 -r -1.5:1.5 -E kT -M -1.5,1 -j 1 -R 4000 -H 0.001 -T -s 3 > mfpt.txt"
 read -r m se n <<EOF
 $(rows mfpt.txt | mean_se 3)
 EOF
@@ -109,7 +109,7 @@ ok mfpt-all-arrive sh -c "rows mfpt.txt | awk '\$2 != 1 || \$4 != 1 { exit 1 }'"
 ok mfpt-keys sh -c "grep -qx '#MILESTONES 2' mfpt.txt && grep -qx '#MILESTONE 0 -1.5' mfpt.txt && grep -qx '#COL t f64 1' mfpt.txt && grep -qx '#CROSSING bridge' mfpt.txt && grep -qx '#FHP -1' mfpt.txt"
 
 # ---- Milestoning: K and tau of Test C from exact starts ---------------------
-M="-p dw:2 -r -1.5:1.5 -E kT -M -1.5:1:0.25 -R 5000 -h 0.0001 -T -s 5"
+M="-p dw:2 -r -1.5:1.5 -E kT -M -1.5:1:0.25 -R 5000 -H 0.0001 -T -s 5"
 t ms-points 0 "md-gpu $M -j 1:10 > ms.txt"
 z=$(zmax ms.txt)
 echo "Milestoning, points: largest |z| of K and tau against Test C: $z"
@@ -122,7 +122,7 @@ ok ms-steps-only-key grep -qx '#CROSSING steps' msb.txt
 # Voronoi anchors halfway between the points: the same interfaces;
 # restrained sampling (Eq. 2.90) puts the starts within ~0.01 of them
 awk 'BEGIN { for (i = 0; i < 12; i++) print -1.625 + 0.25 * i }' > anchors.txt
-t ms-voronoi 0 "md-gpu -p dw:2 -r -1.5:1.5 -E kT -A anchors.txt -k 2000 -N 1000 -e 50 -c 10 -j 1:10 -R 400 -h 0.0001 -T -s 9 > msv.txt"
+t ms-voronoi 0 "md-gpu -p dw:2 -r -1.5:1.5 -E kT -A anchors.txt -k 2000 -N 1000 -e 50 -c 10 -j 1:10 -R 400 -H 0.0001 -T -s 9 > msv.txt"
 le ms-voronoi-table "$(zmax msv.txt)" 4
 ok ms-voronoi-keys sh -c "grep -qx '#MILESTONE 3 3 4' msv.txt && grep -qx '#ANCHOR -1.125' msv.txt && grep -qx '#SPRING 2000' msv.txt"
 # shards: milestones 1-4 and 5-10 run apart give the rows of one run
@@ -137,7 +137,7 @@ same_file ms-shards-union whole.rows shards.rows
 # Boltzmann velocities (kT/m = 1): a run from i ends at i +- 1 after
 # t = 1/|v|, so <1/t> = <|v|> = sqrt(2/pi); the backward run (-v) goes to
 # the other neighbour in the same time, crossing its own milestone once.
-t nve-run 0 "md-gpu -p '0*x' -r -1:4 -E kT -i verlet -M 0,1,2,3 -j 2:3 -R 2000 -h 0.001 -n 1000000 -T -s 4 > nve.txt"
+t nve-run 0 "md-gpu -p '0*x' -r -1:4 -E kT -i verlet -M 0,1,2,3 -j 2:3 -R 2000 -H 0.001 -n 1000000 -T -s 4 > nve.txt"
 read -r m se n <<EOF
 $(rows nve.txt | awk '$4 == 1 { print 1 / $3 }' | mean_se 1)
 EOF
@@ -154,7 +154,7 @@ within nve-direction "$m" 0.5 "$se" 4
 # is (kT / k) / (1 - mu k / 2) and samples e steps apart have the
 # statistical inefficiency g = (1 + phi) / (1 - phi), phi = (1 - mu k)^e.
 echo '2 4' > w1.txt
-t ou-run 0 "md-gpu -p '0*x' -r -50:50 -E kcal -t 300 -w w1.txt -R 50 -D 0.05 -h 0.01 -n 50000 -e 10 -T -s 6 > ou.txt"
+t ou-run 0 "md-gpu -p '0*x' -r -50:50 -E kcal -t 300 -w w1.txt -R 50 -D 0.05 -H 0.01 -n 50000 -e 10 -T -s 6 > ou.txt"
 read -r m se n <<EOF
 $(rows ou.txt | mean_se 1)
 EOF
@@ -176,7 +176,7 @@ ok ou-keys sh -c "grep -qx '#WINDOW 2 4' ou.txt && grep -qx '#ENERGY kcal/mol' o
 # against the exact bin average of W, and its bootstrap errors (over 20
 # seeds the mean of (deviation / sd)^2 was 0.94 and the largest deviation
 # 0.04 to 0.1 kcal/mol).
-TOR="-p torsion -r -180:180:p -g 13 -k 0.002 -R 20 -N 2000 -n 20000 -e 20 -D 1000 -h 0.005 -u deg"
+TOR="-p torsion -r -180:180:p -g 13 -k 0.002 -R 20 -N 2000 -n 20000 -e 20 -D 1000 -H 0.005 -u deg"
 t_pipe torsion-wham 0 "md-gpu $TOR -s 21 | histogram -b 36 | bias-build | wham-gpu -B 50 | pmf > tor.txt"
 # cover: RMSD, max deviation after the best shift, bins within 2 sd, and
 # the mean (deviation / sd)^2 against the exact bin average of W
@@ -212,23 +212,23 @@ le torsion-rmsd-formula "$(awk '$1 == "RMSD" { print $2 }' tor.rmsd)" 0.1
 # symbolic derivative of the POTENTIAL key's formula give the same path.
 for P in "dw:2 -r -2:2" "torsion:0.3,0.2,1.1 -r -180:180:p -D 100" "mb:0.05 -r -1.5:1.2 -r -0.2:2 -x -0.5,1.4 -D 0.1"; do
 	name=force-$(echo "$P" | cut -d: -f1)
-	t $name 0 "md-gpu -p $P -E kT -R 50 -n 2000 -h 0.0005 -T -s 8 > $name.a"
+	t $name 0 "md-gpu -p $P -E kT -R 50 -n 2000 -H 0.0005 -T -s 8 > $name.a"
 	f=$(awk '/^#POTENTIAL/ { sub(/^#POTENTIAL /, ""); print; exit }' $name.a)
-	t $name-formula 0 "md-gpu -p '$f' ${P#* } -E kT -R 50 -n 2000 -h 0.0005 -T -s 8 > $name.b"
+	t $name-formula 0 "md-gpu -p '$f' ${P#* } -E kT -R 50 -n 2000 -H 0.0005 -T -s 8 > $name.b"
 	rows $name.a > $name.ra; rows $name.b > $name.rb
 	numcmp_files $name-same-path $name.ra $name.rb 1e-6 1e-9
 done
 # Mueller-Brown at seed 003's minimum A: U = -146.6995 (Test F)
-t mb-minimum 0 "md-gpu -p mb -r -1.5:1.2 -r -0.2:2 -x -0.558224,1.441726 -E kT -i verlet -V 0 -h 1e-6 -n 1 -T > mbmin.txt"
+t mb-minimum 0 "md-gpu -p mb -r -1.5:1.2 -r -0.2:2 -x -0.558224,1.441726 -E kT -i verlet -V 0 -H 1e-6 -n 1 -T > mbmin.txt"
 near mb-minimum-energy "$(rows mbmin.txt | awk '{ print $5 }')" -146.6995 0.0001
 
 # ---- NVE energy conservation (formula forces, asinh and acoth) ---------------
-t nve-energy 0 "md-gpu -p 'asinh(x)^2+0.1*acoth(x+3)' -r -5:5 -x 1 -V 0 -E kT -i verlet -h 0.001 -n 100000 -e 5000 -l nve.log > /dev/null"
+t nve-energy 0 "md-gpu -p 'asinh(x)^2+0.1*acoth(x+3)' -r -5:5 -x 1 -V 0 -E kT -i verlet -H 0.001 -n 100000 -e 5000 -l nve.log > /dev/null"
 ok nve-energy-log sh -c "grep -qx '#KIND energies' nve.log && test \$(grep -vc '^#' nve.log) = 20"
 le nve-energy-drift "$(rows nve.log | awk 'NR == 1 { e0 = $5 } { d = $5 - e0; if (d < 0) d = -d; if (d > m) m = d } END { printf "%.3g", m / e0 }')" 1e-5
 
 # ---- the DCD file, read by mdtraj --------------------------------------------
-t dcd-run 0 "md-gpu -p mb:0.1 -r -1.5:1.2 -r -0.2:2 -x -0.55,1.44 -E kT -i baoab -h 0.001 -R 7 -n 300 -e 100 -o traj.dcd -T -s 3 > dcdframes.txt"
+t dcd-run 0 "md-gpu -p mb:0.1 -r -1.5:1.2 -r -0.2:2 -x -0.55,1.44 -E kT -i baoab -H 0.001 -R 7 -n 300 -e 100 -o traj.dcd -T -s 3 > dcdframes.txt"
 if /usr/bin/python3 -c 'import mdtraj' 2> /dev/null; then
 	t dcd-mdtraj 0 "/usr/bin/python3 -c '
 from mdtraj.formats import DCDTrajectoryFile
@@ -277,7 +277,7 @@ t_usage usage-mb-1d 'md-gpu -p mb -r -2:2'
 t_usage usage-dw-params 'md-gpu -p dw:1,2 -r -2:2'
 t_usage usage-torsion-params 'md-gpu -p torsion:a -r -180:180:p'
 t_usage usage-integrator 'md-gpu -p dw -r -2:2 -i leapfrog'
-t_usage usage-dt 'md-gpu -p dw -r -2:2 -h 0'
+t_usage usage-dt 'md-gpu -p dw -r -2:2 -H 0'
 t_usage usage-range 'md-gpu -p dw -r 2:-2'
 t_usage usage-x-count 'md-gpu -p dw -r -2:2 -r -2:2 -x 1'
 t_usage usage-grid-spring 'md-gpu -p dw -r -2:2 -g 3'
@@ -299,7 +299,7 @@ ok anchors-bad-msg grep -q 'badanchors.txt: line 2: field 1' anchors-bad.err
 printf '0 1\n1 99\n' > badpairs.txt
 t pairs-bad 65 'md-gpu -p dw -r -2:2 -A anchors.txt -I badpairs.txt -k 1'
 t windows-missing 66 'md-gpu -p dw -r -2:2 -w nosuchfile'
-t diverges 1 "md-gpu -p 'log(x+1)' -r -2:2 -x 0 -E kT -h 0.01 -n 1000 -R 20 -s 1"
+t diverges 1 "md-gpu -p 'log(x+1)' -r -2:2 -x 0 -E kT -H 0.01 -n 1000 -R 20 -s 1"
 ok diverges-msg grep -q 'no longer finite' diverges.err
 t start-not-finite 1 "md-gpu -p 'sqrt(x)' -r -1:1 -x -0.5 -E kT -n 10"
 ok start-not-finite-msg grep -q 'not finite at the start point' start-not-finite.err

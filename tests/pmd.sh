@@ -196,7 +196,7 @@ le eos-npt-responds 0.805 "$R2"
 AR="--lj 0.2381:3.405 --rc 8.5125 -m 39.948"
 tau=$(awk 'BEGIN { printf "%.17g", 3.405 * sqrt(39.948 / 0.2381) * 48.88821290839617 }')
 TK=$(awk 'BEGIN { printf "%.17g", 1.2 * 0.2381 / 0.0019872042586408316 }')
-t real-units 0 "$M --units real --lattice fcc:4 --density $(awk 'BEGIN { printf "%.17g", 0.8 / 3.405 ^ 3 }') $AR -t $TK -h $(awk -v t="$tau" 'BEGIN { printf "%.17g", 0.005 * t }') -n 200 -e 200 -T -s 4 > ar.txt"
+t real-units 0 "$M --units real --lattice fcc:4 --density $(awk 'BEGIN { printf "%.17g", 0.8 / 3.405 ^ 3 }') $AR -t $TK -H $(awk -v t="$tau" 'BEGIN { printf "%.17g", 0.005 * t }') -n 200 -e 200 -T -s 4 > ar.txt"
 t lj-units 0 "$M --lattice fcc:4 --density 0.8 --rc 2.5 -t 1.2 -n 200 -e 200 -T -s 4 > lj.txt"
 rescaled() {
 	paste <(rows ar.txt) <(rows lj.txt) | awk -v s=3.405 '{ for (k = 3; k <= 5; k++) { d = $k / s - $(k + 8); if (d < 0) d = -d; if (d > m) m = d } }
@@ -241,4 +241,4 @@ t err-table-missing 66 "$M --config liq.txt --table nothere.txt --rc 2.5"
 printf '1 2\n0.5 1\n' > badtab.txt
 t err-table-bad 65 "$M --config liq.txt --table badtab.txt --rc 2.5"
 awk 'NR % 50 == 0' tab.txt > coarsetab.txt
-t err-table-low 1 "$M --config liq.txt --table coarsetab.txt --rc 2.5 -t 20 -i baoab -n 2000 -h 0.02"
+t err-table-low 1 "$M --config liq.txt --table coarsetab.txt --rc 2.5 -t 20 -i baoab -n 2000 -H 0.02"

@@ -39,7 +39,7 @@ NINS=20000				# insertions per frame
 # ---- frames --------------------------------------------------------------------------
 # fcc:5 at rho* 0.5 is a cube of 10 sigma = 3.4 nm (> 2 (rc + skin)); 10 ps
 # to melt, then 30 frames 1 ps apart
-t frames 0 "md-gpu -d cpu --units gmx --lattice fcc:5 --density $RHO --lj $EPS:$SIG --rc $RC -m $MASS -t $TK -i baoab -h 0.01 -N 1000 -n 3000 -e 100 -s $SEED -T > frames.txt"
+t frames 0 "md-gpu -d cpu --units gmx --lattice fcc:5 --density $RHO --lj $EPS:$SIG --rc $RC -m $MASS -t $TK -i baoab -H 0.01 -N 1000 -n 3000 -e 100 -s $SEED -T > frames.txt"
 N=$(awk '/^#ROWS/ { print $2; exit }' frames.txt)
 V=$(awk '/^#BOX/ { printf "%.17g", $2 * $3 * $4; exit }' frames.txt)
 NF_=$(grep -c '^#KIND frames' frames.txt)

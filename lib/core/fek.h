@@ -126,4 +126,24 @@ int	fek_device_resolve(enum fek_device req, int gpu_possible,
 	    enum fek_device *out);
 const char *fek_device_name(enum fek_device d);
 
+/* core/options.c: the options every tool spells the same way (fek(7)):
+ * -d device, -q no warnings, -s seed, -T text twin, -v diagnostics, -h
+ * and --help, --version.  A tool sets its defaults, lists in its optstring
+ * those it takes, and hands every option its own switch does not know to
+ * fek_opt_common. */
+struct fek_common {
+	enum fek_device dev;	/* -d (FEK_DEV_AUTO unless given) */
+	long seed;		/* -s, 0 .. LONG_MAX */
+	int have_seed;		/* -s was given */
+	int quiet;		/* -q, which also calls fek_set_quiet(1) */
+	int text;		/* -T */
+	int verbose;		/* -v */
+};
+/* getopt's c and its argument into o: 0, or 1 after a one-line warning
+ * for a bad value (counted like fek_opt_long's).  -h and --help call
+ * usage(0); --version exits 0; an option that is not a common one calls
+ * usage(FEK_EX_USAGE).  usage must not return. */
+int	fek_opt_common(int c, const char *arg, struct fek_common *o,
+	    void (*usage)(int));
+
 #endif

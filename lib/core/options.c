@@ -1,5 +1,6 @@
 /*
- * options.c - range-checked option values, after OpenBSD strtonum(3).
+ * options.c - range-checked option values, after OpenBSD strtonum(3), and
+ * the options every tool shares (fek_opt_common).
  *
  * Each parser prints its own one-line message and returns 1 on a bad
  * value, so a tool adds the results up and exits 64 once, after reporting
@@ -178,4 +179,36 @@ fek_cmdline(int argc, char **argv)
 	}
 	*p = '\0';
 	return s;
+}
+
+int
+fek_opt_common(int c, const char *arg, struct fek_common *o,
+    void (*usage)(int))
+{
+	switch (c) {
+	case 'd':
+		return fek_opt_device(arg, &o->dev);
+	case 'q':
+		fek_set_quiet(1);
+		o->quiet = 1;
+		return 0;
+	case 's':
+		o->have_seed = 1;
+		return fek_opt_long(arg, 0, LONG_MAX, "-s", &o->seed);
+	case 'T':
+		o->text = 1;
+		return 0;
+	case 'v':
+		o->verbose = 1;
+		return 0;
+	case 'h':
+		usage(0);
+		break;
+	case FEK_OPT_VERSION:
+		fek_version_exit();
+	default:
+		usage(FEK_EX_USAGE);
+		break;
+	}
+	return 1;
 }

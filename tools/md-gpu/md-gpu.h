@@ -12,30 +12,20 @@
 
 #include "core/fek.h"
 
-/* getopt_long's entries of --help and --version in every mode (-h is the
- * time step here, so --help has a value of its own). */
-#define MDG_OPT_HELP (FEK_OPT_VERSION + 1)
-#define MDG_LONGOPTS_COMMON { "help", no_argument, NULL, MDG_OPT_HELP }, \
-	{ "version", no_argument, NULL, FEK_OPT_VERSION }
-
 /* The options the modes share, as given (each mode sets the defaults
  * first; a mode's optstring says which it takes). */
 struct mdg_opts {
-	enum fek_device dev;		/* -d */
+	struct fek_common com;		/* -d -q -s -T -v, fek_opt_common */
 	long every;			/* -e */
 	double gamma;			/* -f: friction */
-	double dt;			/* -h: time step */
+	double dt;			/* -H: time step */
 	int integ;			/* -i: index into mdg_range's names */
 	const char *logpath;		/* -l */
 	long equil;			/* -N: steps before the first output */
 	long nsteps;			/* -n */
 	const char *dcdpath;		/* -o */
-	int quiet;			/* -q */
 	long replicas;			/* -R */
-	long seed;			/* -s */
-	int text;			/* -T */
 	double temp;			/* -t */
-	int verbose;			/* -v */
 	const char *winfile;		/* -w */
 };
 
@@ -48,19 +38,20 @@ struct mdg_real {
 /* What a mode accepts for the shared options. */
 struct mdg_range {
 	long every_lo, nsteps_lo, rep_hi;	/* -e, -n from; -R to */
-	struct mdg_real gamma, dt, temp;	/* -f, -h, -t */
+	struct mdg_real gamma, dt, temp;	/* -f, -H, -t */
 	const char *const *integ;		/* -i's names, NULL ended */
 };
 
 /* opts.c: the shared option c (getopt's) with argument arg into o:
  * the errors counted (0 or 1, reported like fek_opt_long's), or -1
- * when c is not one of them; --version exits. */
+ * when c is not one of them. */
 int	mdg_opt(int c, const char *arg, const struct mdg_range *r,
 	    struct mdg_opts *o);
 /* Every option of argv (getopt_long's optstring, longopts): the mode's
  * own through own (the errors counted, or -1 where c is not one of
- * them), the shared ones through mdg_opt; usage(0) for --help,
- * usage(FEK_EX_USAGE) for one neither knows.  The errors counted. */
+ * them), the modes' shared ones through mdg_opt, the rest through
+ * fek_opt_common (-d -q -s -T -v, -h and --help, --version).  The errors
+ * counted. */
 struct option;
 int	mdg_getopt(int argc, char **argv, const char *optstring,
 	    const struct option *longopts,

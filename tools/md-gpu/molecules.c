@@ -27,7 +27,7 @@ static const char *const integ_names[] = { "vv", "langevin", NULL };
 
 static const struct mdg_range range = {
 	1, 0, 100000000,
-	{ 0, 1e12, "-f (friction, 1/ps)" }, { 1e-12, 1, "-h (time step, ps)" },
+	{ 0, 1e12, "-f (friction, 1/ps)" }, { 1e-12, 1, "-H (time step, ps)" },
 	{ 1e-300, 1e6, "-t (temperature, K)" },
 	integ_names
 };
@@ -56,7 +56,7 @@ usage(int code)
 	FILE *fp = code ? stderr : stdout;
 
 	fprintf(fp, "usage: md-gpu [-Tqv] [-d cpu|gpu|auto] [-e every] "
-	    "[-f friction] [-h dt] [-i vv|langevin]\n"
+	    "[-f friction] [-H dt] [-i vv|langevin]\n"
 	    "              [-l log] [-n steps] [-o file.dcd] [-s seed] "
 	    "[-t temperature]\n"
 	    "              [--confout file.gro] [--mdp file.mdp] "
@@ -66,7 +66,7 @@ usage(int code)
 	    "              [--thermo steps]\n"
 	    "              --top file.top --config file.gro\n"
 	    "       md-gpu [-Tqv] [-d cpu|gpu|auto] [-e every] [-f friction] "
-	    "[-h dt]\n"
+	    "[-H dt]\n"
 	    "              [-i vv|langevin] [-n steps] [-R replicas] "
 	    "[-s seed] [-t temperature]\n"
 	    "              [-w windows] [--confout file.gro] "
@@ -183,12 +183,12 @@ parse(int argc, char **argv, struct mopts *o)
 		{ "tcoupl", required_argument, NULL, OPT_TCOUPL },
 		{ "thermo", required_argument, NULL, OPT_THERMO },
 		{ "top", required_argument, NULL, OPT_TOP },
-		MDG_LONGOPTS_COMMON,
+		FEK_LONGOPTS_COMMON,
 		{ NULL, 0, NULL, 0 }
 	};
 	int nerr;
 
-	nerr = mdg_getopt(argc, argv, "d:e:f:h:i:l:n:o:qR:s:Tt:vw:", lopts,
+	nerr = mdg_getopt(argc, argv, "d:e:f:H:hi:l:n:o:qR:s:Tt:vw:", lopts,
 	    mopt, o, &range, &o->c, usage);
 	if (optind != argc) {
 		fek_warnx("%s: no operands with --top", argv[optind]);
@@ -246,13 +246,13 @@ replicas(const struct mopts *o, const struct fek_mm_top *t,
 	replicas_tty = mdg_tty(&o->c);
 	if (fek_mm_batch_start(&r, t, mo, md, &o->cv, conf, gpu,
 	    replicas_progress) < 0 || fek_mm_batch_write(&r, md, &o->cv,
-	    stdout, o->c.text, cmd) < 0)
+	    stdout, o->c.com.text, cmd) < 0)
 		fek_die();
 	if (o->confout != NULL && fek_mm_batch_gro(&r, o->confout, t, md,
 	    &conf->box) < 0)
 		fek_die();
 	fek_fshut(stdout, "stdout");
-	if (o->c.verbose)
+	if (o->c.com.verbose)
 		fprintf(stderr, "md-gpu: %s: %ld replicas of %ld atoms, %lld "
 		    "steps of %g ps in %.3f s (%.4g replica-steps/s, %.4g "
 		    "ns/day aggregate)\n", gpu ? "gpu" : "cpu", R, t->n,
@@ -282,7 +282,7 @@ dynamics(const struct mopts *o, const struct fek_mm_top *t,
 		fek_mm_gen_vel(t, mo->gen_temp, md->key ^ 0x76656cULL, conf->v);
 	if (o->c.logpath != NULL && (logfp = fopen(o->c.logpath, "w")) == NULL)
 		fek_errx(FEK_EX_IOERR, "%s: %s", o->c.logpath, strerror(errno));
-	fek_mm_out_init(&out, t, stdout, logfp, o->c.text);
+	fek_mm_out_init(&out, t, stdout, logfp, o->c.com.text);
 	out.cmd = cmd;
 	out.integ_name = fek_mm_md_name(md);
 	out.dt = md->dt;
@@ -300,7 +300,7 @@ dynamics(const struct mopts *o, const struct fek_mm_top *t,
 	    &out.sink) < 0)
 		fek_die();
 	t0 = fek_seconds() - t0;
-	if (g != NULL && o->c.verbose) {
+	if (g != NULL && o->c.com.verbose) {
 		double rl;
 		long nb;
 		int room;
@@ -320,13 +320,13 @@ dynamics(const struct mopts *o, const struct fek_mm_top *t,
 	    t->system : "md-gpu", &conf->box, conf->x, conf->v) < 0)
 		fek_die();
 	fek_fshut(stdout, "stdout");
-	if (o->c.verbose)
+	if (o->c.com.verbose)
 		fprintf(stderr, "md-gpu: %s: %ld atoms, %lld steps of %g ps, "
 		    "%ld degrees of freedom; %s: %.3f s (%.4g ms a step, "
 		    "%.4g ns/day)\n", o->top, t->n, md->nsteps, md->dt, out.dof,
 		    gpu ? "gpu" : "cpu", t0, md->nsteps > 0 ? 1e3 * t0 /
 		    md->nsteps : 0, t0 > 0 ? md->nsteps * md->dt * 86.4 / t0 : 0);
-	if (o->c.verbose && md->pcoupl)
+	if (o->c.com.verbose && md->pcoupl)
 		fprintf(stderr, "md-gpu: Monte Carlo barostat at %g bar: %ld "
 		    "of %ld volume moves accepted; final volume %.6g nm^3\n",
 		    md->ref_p, baro[1], baro[0], fek_box_volume(&conf->box));
@@ -336,9 +336,9 @@ int
 mdg_molecules(int argc, char **argv)
 {
 	static const struct mopts defaults = {
-		.c = { .dev = FEK_DEV_AUTO, .every = -1, .gamma = -1, .dt = -1,
-		    .integ = -1, .nsteps = -1, .replicas = -1, .seed = -1,
-		    .temp = -1 },
+		.c = { .com = { .dev = FEK_DEV_AUTO, .seed = -1 }, .every = -1,
+		    .gamma = -1, .dt = -1, .integ = -1, .nsteps = -1,
+		    .replicas = -1, .temp = -1 },
 		.pressure = -1, .skin = -1, .mixed = -1, .thermo = -1
 	};
 	struct mopts o;
@@ -354,7 +354,7 @@ mdg_molecules(int argc, char **argv)
 
 	o = defaults;
 	parse(argc, argv, &o);
-	if (fek_device_resolve(o.c.dev, 1, &use) < 0)
+	if (fek_device_resolve(o.c.com.dev, 1, &use) < 0)
 		fek_die();
 	gpu = use == FEK_DEV_GPU;
 	cmd = fek_cmdline(argc, argv);
@@ -363,7 +363,7 @@ mdg_molecules(int argc, char **argv)
 		fek_die();
 	if (o.rerun != NULL) {
 		if (fek_mm_rerun(&t, &mo, o.top, o.rerun, o.format, gpu, stdout,
-		    o.c.text, cmd) < 0)
+		    o.c.com.text, cmd) < 0)
 			fek_die();
 		fek_fshut(stdout, "stdout");
 	} else {
@@ -384,7 +384,7 @@ mdg_molecules(int argc, char **argv)
 		mc.nsteps = o.c.nsteps;
 		mc.every = o.c.every;
 		mc.thermo = o.thermo;
-		mc.seed = o.c.seed;
+		mc.seed = o.c.com.seed;
 		mc.batch = o.c.replicas > 0 || o.cv.ncv > 0 ||
 		    o.c.winfile != NULL;
 		if (fek_mm_md_setup(&md, &temp, &mo, &mc) < 0)

@@ -6,6 +6,7 @@
  */
 #include <getopt.h>
 #include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -43,14 +44,12 @@ mdg_opt(int c, const char *arg, const struct mdg_range *r,
     struct mdg_opts *o)
 {
 	switch (c) {
-	case 'd':
-		return fek_opt_device(arg, &o->dev);
 	case 'e':
 		return fek_opt_long(arg, r->every_lo, LONG_MAX, "-e",
 		    &o->every);
 	case 'f':
 		return opt_real(arg, &r->gamma, &o->gamma);
-	case 'h':
+	case 'H':
 		return opt_real(arg, &r->dt, &o->dt);
 	case 'i':
 		if (mdg_word(arg, r->integ, "-i", &o->integ) == 0)
@@ -68,27 +67,13 @@ mdg_opt(int c, const char *arg, const struct mdg_range *r,
 	case 'o':
 		o->dcdpath = arg;
 		return 0;
-	case 'q':
-		fek_set_quiet(1);
-		o->quiet = 1;
-		return 0;
 	case 'R':
 		return fek_opt_long(arg, 1, r->rep_hi, "-R", &o->replicas);
-	case 's':
-		return fek_opt_long(arg, 0, LONG_MAX, "-s", &o->seed);
-	case 'T':
-		o->text = 1;
-		return 0;
 	case 't':
 		return opt_real(arg, &r->temp, &o->temp);
-	case 'v':
-		o->verbose = 1;
-		return 0;
 	case 'w':
 		o->winfile = arg;
 		return 0;
-	case FEK_OPT_VERSION:
-		fek_version_exit();
 	default:
 		return -1;
 	}
@@ -122,14 +107,19 @@ mdg_getopt(int argc, char **argv, const char *optstring,
     void *ctx, const struct mdg_range *r, struct mdg_opts *o,
     void (*usage)(int))
 {
+	char *end;
 	int c, e, nerr = 0;
 
 	while ((c = getopt_long(argc, argv, optstring, longopts, NULL)) != -1) {
-		if (c == MDG_OPT_HELP)
-			usage(0);
+		/* -h was the time step before it was the help: say so rather
+		 * than print the usage to a script that gave a step */
+		if (c == 'h' && optind < argc && (strtod(argv[optind], &end),
+		    end != argv[optind] && *end == '\0'))
+			fek_errx(FEK_EX_USAGE, "-h %s: the time step is -H (-h "
+			    "is the help)", argv[optind]);
 		if ((e = own(c, optarg, ctx)) < 0 &&
 		    (e = mdg_opt(c, optarg, r, o)) < 0)
-			usage(FEK_EX_USAGE);
+			e = fek_opt_common(c, optarg, &o->com, usage);
 		nerr += e;
 	}
 	return nerr;
@@ -150,5 +140,5 @@ mdg_has_option(int argc, char **argv, const char *name)
 int
 mdg_tty(const struct mdg_opts *o)
 {
-	return !o->quiet && !o->verbose && isatty(STDERR_FILENO);
+	return !o->com.quiet && !o->com.verbose && isatty(STDERR_FILENO);
 }

@@ -23,7 +23,7 @@ static const char *const integ_names[] = { "verlet", "baoab", "nh", NULL };
 
 static const struct mdg_range range = {
 	0, 0, 1L << 30,
-	{ 0, 1e300, "-f" }, { 1e-300, 1e300, "-h" }, { 1e-300, 1e300, "-t" },
+	{ 0, 1e300, "-f" }, { 1e-300, 1e300, "-H" }, { 1e-300, 1e300, "-t" },
 	integ_names
 };
 
@@ -56,7 +56,7 @@ usage(int code)
 	FILE *fp = code ? stderr : stdout;
 
 	fprintf(fp, "usage: md-gpu [-Tqv] [-d cpu|gpu|auto] [-e every] "
-	    "[-f friction] [-h dt]\n"
+	    "[-f friction] [-H dt]\n"
 	    "              [-i verlet|baoab|nh] [-l log] [-m [type:]mass] "
 	    "[-N steps]\n"
 	    "              [-n steps] [-o file.dcd] [-R replicas] [-s seed] "
@@ -264,13 +264,13 @@ parse(int argc, char **argv, struct popts *o)
 		{ "zero-momentum", required_argument, NULL, OPT_ZERO },
 		{ "thermo", required_argument, NULL, OPT_THERMO },
 		{ "forces", no_argument, NULL, OPT_FORCES },
-		MDG_LONGOPTS_COMMON,
+		FEK_LONGOPTS_COMMON,
 		{ NULL, 0, NULL, 0 }
 	};
 	int nerr;
 
 	optind = 1;
-	nerr = mdg_getopt(argc, argv, "d:e:f:h:i:l:m:N:n:o:qR:s:Tt:v", longopts,
+	nerr = mdg_getopt(argc, argv, "d:e:f:H:hi:l:m:N:n:o:qR:s:Tt:v", longopts,
 	    popt, o, &range, &o->c, usage);
 	if (optind != argc) {
 		fek_warnx("unexpected operand '%s'", argv[optind]);
@@ -288,10 +288,10 @@ setup(struct popts *o, const struct fek_md_units *units, struct fek_psys *s,
 	double sigmax;
 
 	o->st.replicas = o->c.replicas;
-	if (fek_pmd_start_read(s, &o->st, units, &o->c.seed) < 0)
+	if (fek_pmd_start_read(s, &o->st, units, &o->c.com.seed) < 0)
 		fek_die();
-	if (o->c.seed < 0)
-		o->c.seed = 1;
+	if (o->c.com.seed < 0)
+		o->c.com.seed = 1;
 	for (int t = 0; t < FEK_PMD_MAXTYPES; t++)
 		if (o->mgiven[t])
 			s->mass[t] = o->mass[t];
@@ -302,7 +302,7 @@ setup(struct popts *o, const struct fek_md_units *units, struct fek_psys *s,
 	o->u.dt = o->c.dt;
 	o->u.temp = o->c.temp;
 	o->u.gamma = o->c.gamma;
-	o->u.seed = o->c.seed;
+	o->u.seed = o->c.com.seed;
 	o->u.nsteps = o->c.nsteps;
 	o->u.equil = o->c.equil;
 	o->u.every = o->c.every;
@@ -342,7 +342,7 @@ run(struct fek_psys *s, const struct popts *o, const struct fek_pmd_par *par,
 		memset(&gs, 0, sizeof gs);
 		if (fek_gpu_pmd_run(s, &o->pp, par, sink, &gs) < 0)
 			fek_die();
-		if (o->c.verbose)
+		if (o->c.com.verbose)
 			fprintf(stderr, "md-gpu: %s: setup %.1f ms, steps %.1f "
 			    "ms, output %.1f ms, %lld lists built, %lld "
 			    "replays, %d threads a particle, rows of %ld\n",
@@ -350,7 +350,7 @@ run(struct fek_psys *s, const struct popts *o, const struct fek_pmd_par *par,
 			    gs.nbuild, gs.replays, gs.tpp, gs.maxnb);
 	} else if (fek_pmd_run_cpu(s, &o->pp, par, sink) < 0)
 		fek_die();
-	if (o->c.verbose && par->nsteps + par->equil > 0) {
+	if (o->c.com.verbose && par->nsteps + par->equil > 0) {
 		sec = fek_seconds() - t0;
 		st = (double)(par->nsteps + par->equil);
 		fprintf(stderr, "md-gpu: %s: %.0f steps in %.3f s: %.4g steps/s, "
@@ -363,8 +363,9 @@ int
 mdg_particles(int argc, char **argv)
 {
 	static const struct popts defaults = {
-		.c = { .dev = FEK_DEV_AUTO, .dt = -1, .temp = -1, .gamma = -1,
-		    .replicas = 1, .seed = -1, .nsteps = 1000, .every = -1 },
+		.c = { .com = { .dev = FEK_DEV_AUTO, .seed = -1 }, .dt = -1,
+		    .temp = -1, .gamma = -1, .replicas = 1, .nsteps = 1000,
+		    .every = -1 },
 		.u = { .tau = -1, .chain = 3, .pressure = -1, .baro_every = 25,
 		    .skin = -1, .thermo = -1 },
 		.st = { .rho = -1 }, .tb = { .points = 2000 },
@@ -386,7 +387,7 @@ mdg_particles(int argc, char **argv)
 	parse(argc, argv, &o);
 	units = fek_md_units_find(o.uname);
 	setup(&o, units, &s, &par);
-	if (fek_device_resolve(o.c.dev, 1, &use) < 0)
+	if (fek_device_resolve(o.c.com.dev, 1, &use) < 0)
 		fek_die();
 
 	memset(&out, 0, sizeof out);
@@ -395,19 +396,19 @@ mdg_particles(int argc, char **argv)
 	out.par = &par;
 	out.cmd = fek_cmdline(argc, argv);
 	out.integ_name = integ_names[par.integ];
-	out.text = o.c.text;
+	out.text = o.c.com.text;
 	out.want_v = 1;
-	out.verbose = o.c.verbose;
+	out.verbose = o.c.com.verbose;
 	out.progress = mdg_tty(&o.c);
 	if (fek_pmd_output_open(&out, &s, o.c.dcdpath, s.step + par.equil +
 	    par.every, par.every, o.c.logpath, o.ckpt) < 0)
 		fek_die();
 	fek_pmd_output_sink(&out, &sink);
-	if (o.c.verbose)
+	if (o.c.com.verbose)
 		fprintf(stderr, "md-gpu: %ld particles x %d replicas, %d types, "
 		    "cutoff %g + skin %g, %s, %s, seed %ld\n", s.n, s.nbox,
 		    s.ntypes, o.pp.rcmax, par.skin, integ_names[par.integ],
-		    fek_device_name(use), o.c.seed);
+		    fek_device_name(use), o.c.com.seed);
 	run(&s, &o, &par, &sink, use);
 	if (fek_pmd_output_close(&out) < 0)
 		fek_die();

@@ -27,7 +27,7 @@ static const char *const integ_names[] = { "brownian", "baoab", "verlet",
 
 static const struct mdg_range range = {
 	1, 1, 1L << 40,
-	{ 0, 1e300, "-f" }, { 1e-300, 1e300, "-h" }, { 1e-6, 1e9, "-t" },
+	{ 0, 1e300, "-f" }, { 1e-300, 1e300, "-H" }, { 1e-6, 1e9, "-t" },
 	integ_names
 };
 
@@ -59,7 +59,7 @@ usage(int code)
 	fprintf(fp, "usage: md-gpu [-BTqv] [-A anchors [-I pairs]] "
 	    "[-c samples] [-D diffusion] [-d cpu|gpu|auto]\n"
 	    "              [-E kcal|kJ|kT] [-e every] [-F crossings] "
-	    "[-f friction] [-g count] [-h dt]\n"
+	    "[-f friction] [-g count] [-H dt]\n"
 	    "              [-i brownian|baoab|verlet] [-j first[:last]] "
 	    "[-k spring] [-l log]\n"
 	    "              [-M milestones] [-m mass] [-N steps] [-n steps] "
@@ -199,13 +199,13 @@ static void
 parse(int argc, char **argv, struct ropts *o, enum fek_md_mode *mode)
 {
 	static const struct option longopts[] = {
-		MDG_LONGOPTS_COMMON,
+		FEK_LONGOPTS_COMMON,
 		{ NULL, 0, NULL, 0 }
 	};
 	int nerr;
 
 	nerr = mdg_getopt(argc, argv,
-	    "A:Bc:D:d:E:e:F:f:g:h:I:i:j:k:l:M:m:N:n:o:p:qR:r:s:T"
+	    "A:Bc:D:d:E:e:F:f:g:H:hI:i:j:k:l:M:m:N:n:o:p:qR:r:s:T"
 	    "t:U:u:V:vw:x:", longopts, ropt, o, &range, &o->c, usage);
 	if (optind != argc) {
 		fek_warnx("unexpected operand '%s'", argv[optind]);
@@ -288,7 +288,7 @@ setup(struct ropts *o, struct fek_md_job *job, enum fek_device *use)
 	}
 	if (fek_md_potential_parse(o->pot, s->D, s, &formula) < 0)
 		fek_die();
-	if (fek_device_resolve(o->c.dev, 1, use) < 0)
+	if (fek_device_resolve(o->c.com.dev, 1, use) < 0)
 		fek_die();
 	s->integ = o->c.integ;
 	s->dt = o->c.dt;
@@ -317,7 +317,7 @@ setup(struct ropts *o, struct fek_md_job *job, enum fek_device *use)
 		    "the stability limit of %s (%s = %.3g; keep it below 1)",
 		    kmax, o->c.dt, integ_names[s->integ], s->integ ==
 		    FEK_MD_BROWNIAN ? "D dt k / kT" : "dt sqrt(k / m)", q);
-	job->seed = (unsigned long long)o->c.seed;
+	job->seed = (unsigned long long)o->c.com.seed;
 	job->replicas = o->c.replicas;
 	job->equil = o->c.equil;
 	job->nsamp = o->nsamp;
@@ -367,8 +367,8 @@ int
 mdg_replicas(int argc, char **argv)
 {
 	static const struct ropts defaults = {
-		.c = { .dev = FEK_DEV_AUTO, .every = -1, .gamma = 1,
-		    .dt = 1e-3, .nsteps = -1, .replicas = 1, .seed = 1,
+		.c = { .com = { .dev = FEK_DEV_AUTO, .seed = 1 }, .every = -1,
+		    .gamma = 1, .dt = 1e-3, .nsteps = -1, .replicas = 1,
 		    .temp = 300 },
 		.unit = "1", .tunit = "1", .eunit = FEK_KCAL, .diff = 1,
 		.mass = 1, .nsamp = 1,
@@ -394,8 +394,8 @@ mdg_replicas(int argc, char **argv)
 	k.out.eunit = o.eunit;
 	k.out.temp = o.c.temp;
 	k.out.cmd = fek_cmdline(argc, argv);
-	k.out.text = o.c.text;
-	k.verbose = o.c.verbose;
+	k.out.text = o.c.com.text;
+	k.verbose = o.c.com.verbose;
 	k.tty = mdg_tty(&o.c);
 	k.t0 = fek_seconds();
 	if (fek_md_output_open(&k.out, o.c.dcdpath, o.c.logpath) < 0)
