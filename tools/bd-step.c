@@ -114,13 +114,14 @@ main(int argc, char **argv)
 	struct fek_bd_gpu_stats gst = { .device = "" };
 	struct fek_writer w;
 	struct fek_header h;
-	enum fek_device dev = FEK_DEV_AUTO, use;
+	struct fek_common com = { .dev = FEK_DEV_AUTO, .seed = 1 };
+	enum fek_device use;
 	const char *logpath = NULL, *dcdpath = NULL;
 	double v[2], t0, secs;
-	long ntraj = 1000, first = 0, seed = 1, need = 2, logtraj = 1;
+	long ntraj = 1000, first = 0, need = 2, logtraj = 1;
 	long logevery = 1, maxsteps = 10000000;
 	long long count[4] = { 0, 0, 0, 0 }, steps = 0;
-	int text = 0, quiet = 0, verbose = 0, nerr = 0, c;
+	int nerr = 0, c;
 	FILE *outfp;
 
 	fek_setprogname(argv[0]);
@@ -135,31 +136,15 @@ main(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "d:f:hn:qs:Tt:v", lopts, NULL)) !=
 	    -1) {
 		switch (c) {
-		case 'd':
-			nerr += fek_opt_device(optarg, &dev);
-			break;
 		case 'f':
 			nerr += fek_opt_long(optarg, 0, 1L << 52, "-f", &first);
 			break;
 		case 'n':
 			nerr += fek_opt_long(optarg, 1, 1L << 40, "-n", &ntraj);
 			break;
-		case 'q':
-			quiet = 1;
-			break;
-		case 's':
-			nerr += fek_opt_long(optarg, 0, 0x7fffffffffffffffL,
-			    "-s", &seed);
-			break;
-		case 'T':
-			text = 1;
-			break;
 		case 't':
 			nerr += fek_opt_double(optarg, 200, 500,
 			    "-t (temperature, K)", &o.T);
-			break;
-		case 'v':
-			verbose = 1;
 			break;
 		case OPT_BSPHERE:
 			nerr += fek_opt_double(optarg, 1e-3, 1e6, "--bsphere",
@@ -249,12 +234,9 @@ main(int argc, char **argv)
 			nerr += fek_opt_double(optarg, 1e-6, 10,
 			    "--viscosity (Pa s)", &o.eta);
 			break;
-		case FEK_OPT_VERSION:
-			fek_version_exit();
-		case 'h':
-			usage(0);
 		default:
-			usage(FEK_EX_USAGE);
+			nerr += fek_opt_common(c, optarg, &com, usage);
+			break;
 		}
 	}
 	argc -= optind;
@@ -269,7 +251,7 @@ main(int argc, char **argv)
 		usage(FEK_EX_USAGE);
 	if (o.have_range && (o.r1 < 0 || o.r2 <= o.r1))
 		usage(FEK_EX_USAGE);
-	if ((logpath || dcdpath) && dev == FEK_DEV_GPU)
+	if ((logpath || dcdpath) && com.dev == FEK_DEV_GPU)
 		fek_errx(FEK_EX_USAGE, "--log and --dcd run on the CPU (-d cpu)");
 	o.pqr[0] = argv[0];
 	o.dx[0] = strcmp(argv[1], "-") ? argv[1] : NULL;
@@ -278,14 +260,14 @@ main(int argc, char **argv)
 	o.rxn = argv[4];
 	o.need = (int)need;
 	o.maxsteps = maxsteps;
-	o.seed = (uint64_t)seed;
+	o.seed = (uint64_t)com.seed;
 	if (fek_bd_system_build(&x, &o) != 0)
 		fek_die();
 	if (logpath || dcdpath)
-		dev = FEK_DEV_CPU;
-	if (fek_device_resolve(dev, 1, &use) != 0)
+		com.dev = FEK_DEV_CPU;
+	if (fek_device_resolve(com.dev, 1, &use) != 0)
 		fek_die();
-	if (verbose) {
+	if (com.verbose) {
 		for (int k = 0; k < 2; k++)
 			fprintf(stderr, "bd-step: solute %c: %ld atoms, net "
 			    "charge %+.4f e, reach %.2f A, R_g %.2f A, grid "
@@ -308,16 +290,16 @@ main(int argc, char **argv)
 		    o.rxn_dist, x.rxn.npair, fek_device_name(use));
 	}
 	outfp = fek_outbuf_open();
-	fek_writer_init(&w, outfp, text);
+	fek_writer_init(&w, outfp, com.text);
 	fek_bd_outcome_header(&h, &x, &o, argc + optind, argv - optind);
 	out = fek_alloc(ntraj, sizeof *out);
-	progress_on = !quiet && !verbose && isatty(STDERR_FILENO);
+	progress_on = !com.quiet && !com.verbose && isatty(STDERR_FILENO);
 	t0 = fek_seconds();
 	if (logpath || dcdpath) {
 		long nl = logtraj < ntraj ? logtraj : ntraj;
 
 		if (fek_bd_run_logged(&x, first, nl, out, logpath, dcdpath,
-		    logevery, text, &h) != 0)
+		    logevery, com.text, &h) != 0)
 			fek_die();
 		if (nl < ntraj)
 			fek_bd_run_cpu(&x.sys, first + nl, ntraj - nl, out + nl,
@@ -333,7 +315,7 @@ main(int argc, char **argv)
 		count[out[i].fate]++;
 		steps += out[i].steps;
 	}
-	if (verbose) {
+	if (com.verbose) {
 		struct fek_bd_rate r;
 
 		memset(&r, 0, sizeof r);
@@ -354,11 +336,11 @@ main(int argc, char **argv)
 			    "run %.1f ms\n", gst.device, gst.warps,
 			    gst.setup_ms, gst.run_ms);
 	}
-	if (!quiet && count[FEK_BD_STUCK] > 0)
+	if (!com.quiet && count[FEK_BD_STUCK] > 0)
 		fek_warnx("%lld of %ld trajectories stuck after %ld steps "
 		    "(left out of beta; see --max-steps)",
 		    count[FEK_BD_STUCK], ntraj, maxsteps);
-	if (!quiet && count[FEK_BD_NOSTART] > 0)
+	if (!com.quiet && count[FEK_BD_NOSTART] > 0)
 		fek_warnx("%lld trajectories found no start free of overlap "
 		    "on the b-sphere (b = %g A)", count[FEK_BD_NOSTART],
 		    x.sys.b);

@@ -154,18 +154,18 @@ main(int argc, char **argv)
 	};
 	struct fek_pairpot ppopt;
 	struct fek_tpi_request rq = { .rc = -1, .tail = -1, .temp = -1,
-	    .nins = 100000, .del = 1, .cells = 2, .mixed = -1, .seed = 1,
+	    .nins = 100000, .del = 1, .cells = 2, .mixed = -1,
 	    .hlo = -100, .hw = 0.02, .nbins = 10000 };
 	struct fek_tpi_run run;
 	struct fek_tpi_frame tf;
 	struct fek_frame fr;
 	struct idset ids = { NULL, 0, 0 };
-	enum fek_device dev = FEK_DEV_AUTO;
+	struct fek_common com = { .dev = FEK_DEV_AUTO, .seed = 1 };
 	const char *format = NULL;
 	char *cmd;
 	double t0;
 	long long nframes = 0, ntot_ins = 0, ntot_del = 0;
-	int quiet = 0, verbose = 0, nerr = 0, c;
+	int nerr = 0, c;
 	int potopt = 0, tty, nfiles;
 
 	fek_setprogname(argv[0]);
@@ -178,29 +178,13 @@ main(int argc, char **argv)
 		case 'E':
 			rq.raw = 1;
 			break;
-		case 'd':
-			nerr += fek_opt_device(optarg, &dev);
-			break;
 		case 'n':
 			nerr += fek_opt_long(optarg, 0, 1L << 46, "-n",
 			    &rq.nins);
 			break;
-		case 'q':
-			quiet = 1;
-			break;
-		case 's':
-			nerr += fek_opt_long(optarg, 0, 0x7fffffffffffffffL,
-			    "-s", &rq.seed);
-			break;
-		case 'T':
-			rq.text = 1;
-			break;
 		case 't':
 			nerr += fek_opt_double(optarg, 1e-300, 1e300,
 			    "-t (temperature)", &rq.temp);
-			break;
-		case 'v':
-			verbose = 1;
 			break;
 		case OPT_BINS:
 			nerr += parse_bins(optarg, &rq.hlo, &rq.hw,
@@ -267,12 +251,9 @@ main(int argc, char **argv)
 				nerr++;
 			}
 			break;
-		case FEK_OPT_VERSION:
-			fek_version_exit();
-		case 'h':
-			usage(0);
 		default:
-			usage(FEK_EX_USAGE);
+			nerr += fek_opt_common(c, optarg, &com, usage);
+			break;
 		}
 	}
 	if (rq.shift && rq.fshift) {
@@ -290,8 +271,9 @@ main(int argc, char **argv)
 	}
 	if (nerr)
 		usage(FEK_EX_USAGE);
-	fek_set_quiet(quiet);
-	if (fek_device_resolve(dev, 1, &rq.dev) < 0)
+	rq.seed = com.seed;
+	rq.text = com.text;
+	if (fek_device_resolve(com.dev, 1, &rq.dev) < 0)
 		fek_die();
 	argc -= optind;
 	argv += optind;
@@ -301,7 +283,7 @@ main(int argc, char **argv)
 
 	memset(&fr, 0, sizeof fr);
 	memset(&tf, 0, sizeof tf);
-	tty = !quiet && !verbose && isatty(STDERR_FILENO);
+	tty = !com.quiet && !com.verbose && isatty(STDERR_FILENO);
 	t0 = fek_seconds();
 	for (int fi = 0; fi < nfiles; fi++) {
 		const char *path = argc > 0 ? argv[fi] : "-";
@@ -370,7 +352,7 @@ main(int argc, char **argv)
 	if (nframes == 0)
 		fek_errx(FEK_EX_DATA, "no frames in the input");
 	fek_fshut(stdout, "stdout");
-	if (verbose)
+	if (com.verbose)
 		report(&run, &tf, nframes, ntot_ins, ntot_del,
 		    fek_seconds() - t0);
 	fek_tpi_run_free(&run);

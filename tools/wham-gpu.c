@@ -143,9 +143,10 @@ main(int argc, char **argv)
 	struct fek_wham_input in;
 	enum fek_bias_eval how = FEK_BIAS_SPLINE;	/* the default (-S) */
 	double t_start, t_dev, t_in, t_solve, t_boot, solve_s;
-	enum fek_device dev = FEK_DEV_AUTO, use;
-	long trials = 0, seed = 1;
-	int c, nerr = 0, text = 0, verbose = 0, quiet = 0, seed_given = 0;
+	struct fek_common com = { .dev = FEK_DEV_AUTO, .seed = 1 };
+	enum fek_device use;
+	long trials = 0;
+	int c, nerr = 0;
 	int spline_asked = 0;
 
 	fek_setprogname(argv[0]);
@@ -167,24 +168,6 @@ main(int argc, char **argv)
 			how = FEK_BIAS_SPLINE;
 			spline_asked = 1;
 			break;
-		case 's':
-			nerr += fek_opt_long(optarg, 0, 0x7fffffffffffffffL,
-			    "-s", &seed);
-			seed_given = 1;
-			break;
-		case 'd':
-			nerr += fek_opt_device(optarg, &dev);
-			break;
-		case 'q':
-			fek_set_quiet(1);
-			quiet = 1;
-			break;
-		case 'T':
-			text = 1;
-			break;
-		case 'v':
-			verbose = 1;
-			break;
 		case 'w':
 			how = FEK_BIAS_WEIGHTED;
 			break;
@@ -203,12 +186,9 @@ main(int argc, char **argv)
 			nerr += fek_opt_double(optarg, 1e-15, 1e3, "--tol",
 			    &o.tol);
 			break;
-		case FEK_OPT_VERSION:
-			fek_version_exit();
-		case 'h':
-			usage(0);
 		default:
-			usage(FEK_EX_USAGE);
+			nerr += fek_opt_common(c, optarg, &com, usage);
+			break;
 		}
 	}
 	if (nerr)
@@ -217,50 +197,50 @@ main(int argc, char **argv)
 	/* auto: decided by fek_wham_solve once the problem is known (a CUDA
 	 * context costs more than most solves); cpu and gpu: now, so that
 	 * the context is made while the input is read */
-	if (fek_device_request(dev, &use) < 0)
+	if (fek_device_request(com.dev, &use) < 0)
 		fek_die();
 	if (use != FEK_DEV_AUTO && fek_device_resolve(use, 1, &use) < 0)
 		fek_die();
 	t_dev = fek_seconds();
 	fek_trace("device ready");
 	o.gpu = use == FEK_DEV_GPU ? 1 : use == FEK_DEV_CPU ? 0 : -1;
-	if (seed_given && trials == 0)
+	if (com.have_seed && trials == 0)
 		fek_warnx("-s: a seed is for the bootstrap; without -B it has "
 		    "no effect");
 	fek_wham_input_init(&in, how, spline_asked, trials > 0);
-	read_input(&in, optind, argc, argv, verbose);
+	read_input(&in, optind, argc, argv, com.verbose);
 	t_in = fek_seconds();
 	fek_trace("input read");
-	if (verbose || (!quiet && isatty(STDERR_FILENO))) {
+	if (com.verbose || (!com.quiet && isatty(STDERR_FILENO))) {
 		o.progress = progress;
 		o.progress_every = 100;
 	}
-	if (verbose)
+	if (com.verbose)
 		fprintf(stderr, "wham-gpu: %ld windows, %lld bins, device "
 		    "%s\n", in.p.nwin, in.p.grid.nbins, o.gpu > 0 ? "gpu" :
 		    o.gpu == 0 ? "cpu" : "auto");
-	if (verbose && in.built)
+	if (com.verbose && in.built)
 		fprintf(stderr, "wham-gpu: the bias of %ld windows built from "
 		    "WINDOW (BIASEVAL %s)\n", in.built,
 		    fek_bias_eval_name(in.how));
-	solve_s = solve(&in, &o, verbose, &res);
+	solve_s = solve(&in, &o, com.verbose, &res);
 	t_solve = fek_seconds();
 	if (trials > 0) {
 		o.progress = NULL;
-		if (fek_wham_bootstrap(&in.p, &o, trials, (unsigned long)seed,
-		    &res) < 0)
+		if (fek_wham_bootstrap(&in.p, &o, trials,
+		    (unsigned long)com.seed, &res) < 0)
 			fek_die();
-		if (verbose)
+		if (com.verbose)
 			fprintf(stderr, "wham-gpu: bootstrap: %ld trials, "
 			    "%.3f s\n", trials, fek_seconds() - t_solve);
 	}
 	t_boot = fek_seconds();
-	if (fek_wham_output_write(stdout, text, &in, &res, o.tol, argc,
+	if (fek_wham_output_write(stdout, com.text, &in, &res, o.tol, argc,
 	    argv) < 0)
 		fek_die();
 	fek_fshut(stdout, "stdout");
 	fek_trace("output closed");
-	if (verbose)
+	if (com.verbose)
 		fprintf(stderr, "wham-gpu: stages: device %.3f s, read %.3f s, "
 		    "setup %.3f s, sweeps %.3f s, bootstrap %.3f s, write "
 		    "%.3f s\n", t_dev - t_start, t_in - t_dev, res.setup_s,

@@ -17,17 +17,6 @@
 extern "C" {
 #endif
 
-/* Diagnostics of a run, for -v and benchmarks. */
-struct fek_gpu_md_stats {
-	int cache_hit;		/* the compiled kernels came from the cache */
-	double compile_ms;	/* NVRTC, or reading the cache */
-	double kernel_ms;	/* dynamics on the device, all launches */
-	double copy_ms;		/* device to host copies */
-	double sink_ms;		/* time in the sinks (writing) */
-	int normals64;		/* double-precision normals */
-	char device[128];	/* the device's name */
-};
-
 /* Run job on the GPU, handing results to sink as fek_md_run_cpu does
  * (the same rows in the same order; the numbers follow the same
  * dynamics, drawn from other random streams).  FEK_MD_NORMALS=f64 in the

@@ -90,5 +90,24 @@ void	fek_md_prepare(struct fek_md_sys *s);
 int	fek_md_run_cpu(const struct fek_md_job *job,
 	    const struct fek_md_sink *sink);
 
+/* Diagnostics of a GPU run, for -v and benchmarks. */
+struct fek_gpu_md_stats {
+	int cache_hit;		/* the compiled kernels came from the cache */
+	double compile_ms;	/* NVRTC, or reading the cache */
+	double kernel_ms;	/* dynamics on the device, all launches */
+	double copy_ms;		/* device to host copies */
+	double sink_ms;		/* time in the sinks (writing) */
+	int normals64;		/* double-precision normals */
+	char device[128];	/* the device's name */
+};
+
+/* engine.c: job on use (FEK_DEV_CPU or FEK_DEV_GPU, as
+ * fek_device_resolve gave it): fek_md_run_cpu or its GPU twin
+ * (kernels/md/replica.cu), the same rows to sink in the same order.  st
+ * (may be NULL) gets the GPU's timings, zeros on the CPU.  0, or -1 with
+ * fek_seterr as the engine's. */
+int	fek_md_run(const struct fek_md_job *job, enum fek_device use,
+	    const struct fek_md_sink *sink, struct fek_gpu_md_stats *st);
+
 
 #endif

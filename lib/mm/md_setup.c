@@ -197,8 +197,9 @@ gpu_eval(void *ctx, const struct fek_box *b, int place, double *x, double *f,
 	return fek_mm_gpu_eval(ctx, b, place, x, f, e);
 }
 
-int
-fek_mm_dynamics(const struct fek_mm_top *t, const struct fek_mm_opt *o,
+/* md on g (GPU) or the CPU (g NULL), as fek_mm_dynamics says. */
+static int
+dynamics_on(const struct fek_mm_top *t, const struct fek_mm_opt *o,
     const struct fek_mm_md *md, struct fek_mm_gpu *g, struct fek_box *b,
     double *x, double *v, const struct fek_mm_sink *sink)
 {
@@ -212,6 +213,31 @@ fek_mm_dynamics(const struct fek_mm_top *t, const struct fek_mm_opt *o,
 	gff.ctx = g;
 	gff.eval = gpu_eval;
 	return fek_mm_run(t, o, md, b, x, v, sink, g ? &gff : NULL);
+}
+
+int
+fek_mm_dynamics(const struct fek_mm_top *t, const struct fek_mm_opt *o,
+    const struct fek_mm_md *md, enum fek_device use, struct fek_box *b,
+    double *x, double *v, const struct fek_mm_sink *sink,
+    struct fek_mm_dyn_stats *st)
+{
+	struct fek_mm_dyn_stats mine;
+	struct fek_mm_gpu *g = NULL;
+	int rc;
+
+	if (st == NULL)
+		st = &mine;
+	memset(st, 0, sizeof *st);
+	if (use == FEK_DEV_GPU && (g = fek_mm_gpu_new(t, o, b)) == NULL)
+		return -1;
+	st->seconds = fek_seconds();
+	rc = dynamics_on(t, o, md, g, b, x, v, sink);
+	st->seconds = fek_seconds() - st->seconds;
+	if (rc == 0 && g != NULL)
+		st->gpu = fek_mm_gpu_pairlist(g, &st->rlist, &st->builds,
+		    &st->room) == 0;
+	fek_mm_gpu_free(g);
+	return rc;
 }
 
 int

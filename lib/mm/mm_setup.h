@@ -63,16 +63,26 @@ const char *fek_mm_md_name(const struct fek_mm_md *md);
 /* Degrees of freedom of a run of t by integrator: fek_mm_dof with t's
  * constraints.  -1 with fek_seterr(65) (fek_mm_constr_new's). */
 int	fek_mm_run_dof(const struct fek_mm_top *t, int integrator, long *dof);
+/* What a run did, for -v. */
+struct fek_mm_dyn_stats {
+	double seconds;		/* the steps, wall clock, set up excluded */
+	int gpu;		/* the GPU's pair list below is known */
+	double rlist;		/* its outer radius, nm */
+	long builds;		/* times it was built */
+	int room;		/* partners a row holds */
+};
 /*
- * Run md from x, v in b (all updated) with sink: resident on the GPU
- * (fek_mm_gpu_run) where g is given, but for the barostat and
- * FEK_MM_HOSTRUN=1 (the host driving the GPU's forces, to compare);
- * else fek_mm_run with g's forces, or the CPU's where g is NULL.  -1
- * with fek_seterr.
+ * Run md from x, v in b (all updated) with sink on use (FEK_DEV_CPU or
+ * FEK_DEV_GPU, as fek_device_resolve gave it): on the GPU resident there
+ * (fek_mm_gpu_run), but for the barostat and FEK_MM_HOSTRUN=1 (the host
+ * driving the GPU's forces, to compare), which run fek_mm_run with the
+ * GPU's forces; on the CPU fek_mm_run, the reference.  st (may be NULL)
+ * what it did.  -1 with fek_seterr.
  */
 int	fek_mm_dynamics(const struct fek_mm_top *t, const struct fek_mm_opt *o,
-	    const struct fek_mm_md *md, struct fek_mm_gpu *g, struct fek_box *b,
-	    double *x, double *v, const struct fek_mm_sink *sink);
+	    const struct fek_mm_md *md, enum fek_device use, struct fek_box *b,
+	    double *x, double *v, const struct fek_mm_sink *sink,
+	    struct fek_mm_dyn_stats *st);
 /* A .gro of t at x, v in b to path with title.  -1 with fek_seterr(74). */
 int	fek_mm_gro_save(const char *path, const struct fek_mm_top *t,
 	    const char *title, const struct fek_box *b, const double *x,

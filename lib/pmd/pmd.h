@@ -162,6 +162,27 @@ uint64_t fek_pmd_key(uint64_t seed);
 int	fek_pmd_run_cpu(struct fek_psys *s, const struct fek_pairpot *pp,
 	    const struct fek_pmd_par *par, const struct fek_pmd_sink *sink);
 
+/* Diagnostics of a GPU run, for -v and benchmarks. */
+struct fek_gpu_pmd_stats {
+	char device[128];		/* the device's name */
+	double setup_ms;		/* context, buffers, first lists */
+	double run_ms;			/* the steps, host wall */
+	double sink_ms;			/* copies down and writing */
+	long long nbuild;		/* lists built, all boxes */
+	long long replays;		/* chunks run again after a list grew */
+	int tpp;			/* threads per particle in the forces */
+	long maxnb;			/* the lists' row length at the end */
+};
+
+/* engine.c: par->nsteps steps of s on use (FEK_DEV_CPU or FEK_DEV_GPU, as
+ * fek_device_resolve gave it): fek_pmd_run_cpu or its GPU twin
+ * (kernels/pmd/run.cu), the same frames to sink.  st (may be NULL) gets
+ * the GPU's diagnostics, zeros on the CPU.  0, or -1 with fek_seterr as
+ * the engine's. */
+int	fek_pmd_run(struct fek_psys *s, const struct fek_pairpot *pp,
+	    const struct fek_pmd_par *par, const struct fek_pmd_sink *sink,
+	    enum fek_device use, struct fek_gpu_pmd_stats *st);
+
 /* Particles of each type in a box. */
 void	fek_pmd_counts(const struct fek_psys *s, long *count);
 

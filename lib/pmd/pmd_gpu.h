@@ -13,18 +13,6 @@
 extern "C" {
 #endif
 
-/* Diagnostics of a run, for -v and benchmarks. */
-struct fek_gpu_pmd_stats {
-	char device[128];		/* the device's name */
-	double setup_ms;		/* context, buffers, first lists */
-	double run_ms;			/* the steps, host wall */
-	double sink_ms;			/* copies down and writing */
-	long long nbuild;		/* lists built, all boxes */
-	long long replays;		/* chunks run again after a list grew */
-	int tpp;			/* threads per particle in the forces */
-	long maxnb;			/* the lists' row length at the end */
-};
-
 /* Run par->nsteps steps of s on the GPU, handing results to sink as
  * fek_pmd_run_cpu does (the same rows in the same order; the numbers
  * follow the same dynamics and random numbers, summed in other orders).

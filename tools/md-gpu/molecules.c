@@ -20,7 +20,6 @@
 #include "mm/mm.h"
 #include "mm/mm_output.h"
 #include "mm/mm_setup.h"
-#include "mm/mm_gpu.h"
 #include "md-gpu.h"
 
 static const char *const integ_names[] = { "vv", "langevin", NULL };
@@ -270,11 +269,10 @@ dynamics(const struct mopts *o, const struct fek_mm_top *t,
     const struct fek_mm_opt *mo, struct fek_mm_md *md, double temp,
     struct fek_mm_conf *conf, int gpu, char *cmd)
 {
-	struct fek_mm_gpu *g = NULL;
+	struct fek_mm_dyn_stats ds;
 	struct fek_mm_out out;
 	FILE *logfp = NULL;
 	long baro[2] = { 0, 0 };
-	double t0;
 
 	if (md->pcoupl)
 		md->baro_counts = baro;
@@ -293,25 +291,13 @@ dynamics(const struct mopts *o, const struct fek_mm_top *t,
 		fek_die();
 	if (fek_mm_run_dof(t, md->integrator, &out.dof) < 0)
 		fek_die();
-	if (gpu && (g = fek_mm_gpu_new(t, mo, &conf->box)) == NULL)
+	if (fek_mm_dynamics(t, mo, md, gpu ? FEK_DEV_GPU : FEK_DEV_CPU,
+	    &conf->box, conf->x, conf->v, &out.sink, &ds) < 0)
 		fek_die();
-	t0 = fek_seconds();
-	if (fek_mm_dynamics(t, mo, md, g, &conf->box, conf->x, conf->v,
-	    &out.sink) < 0)
-		fek_die();
-	t0 = fek_seconds() - t0;
-	if (g != NULL && o->c.com.verbose) {
-		double rl;
-		long nb;
-		int room;
-
-		if (fek_mm_gpu_pairlist(g, &rl, &nb, &room) < 0)
-			fek_die();
+	if (ds.gpu && o->c.com.verbose)
 		fprintf(stderr, "md-gpu: pair list to %g nm (skin %g): built "
-		    "%ld times in %lld steps, rows of %d\n", rl, mo->skin, nb,
-		    md->nsteps, room);
-	}
-	fek_mm_gpu_free(g);
+		    "%ld times in %lld steps, rows of %d\n", ds.rlist, mo->skin,
+		    ds.builds, md->nsteps, ds.room);
 	if (fek_mm_out_finish(&out) < 0)
 		fek_die();
 	if (logfp != NULL)
@@ -324,8 +310,9 @@ dynamics(const struct mopts *o, const struct fek_mm_top *t,
 		fprintf(stderr, "md-gpu: %s: %ld atoms, %lld steps of %g ps, "
 		    "%ld degrees of freedom; %s: %.3f s (%.4g ms a step, "
 		    "%.4g ns/day)\n", o->top, t->n, md->nsteps, md->dt, out.dof,
-		    gpu ? "gpu" : "cpu", t0, md->nsteps > 0 ? 1e3 * t0 /
-		    md->nsteps : 0, t0 > 0 ? md->nsteps * md->dt * 86.4 / t0 : 0);
+		    gpu ? "gpu" : "cpu", ds.seconds, md->nsteps > 0 ? 1e3 *
+		    ds.seconds / md->nsteps : 0, ds.seconds > 0 ? md->nsteps *
+		    md->dt * 86.4 / ds.seconds : 0);
 	if (o->c.com.verbose && md->pcoupl)
 		fprintf(stderr, "md-gpu: Monte Carlo barostat at %g bar: %ld "
 		    "of %ld volume moves accepted; final volume %.6g nm^3\n",

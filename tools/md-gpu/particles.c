@@ -16,7 +16,6 @@
 #include "pmd/output.h"
 #include "pmd/setup.h"
 #include "particles/units.h"
-#include "pmd/pmd_gpu.h"
 #include "md-gpu.h"
 
 static const char *const integ_names[] = { "verlet", "baoab", "nh", NULL };
@@ -334,22 +333,17 @@ static void
 run(struct fek_psys *s, const struct popts *o, const struct fek_pmd_par *par,
     const struct fek_pmd_sink *sink, enum fek_device use)
 {
+	struct fek_gpu_pmd_stats gs;
 	double t0 = fek_seconds(), sec, st;
 
-	if (use == FEK_DEV_GPU) {
-		struct fek_gpu_pmd_stats gs;
-
-		memset(&gs, 0, sizeof gs);
-		if (fek_gpu_pmd_run(s, &o->pp, par, sink, &gs) < 0)
-			fek_die();
-		if (o->c.com.verbose)
-			fprintf(stderr, "md-gpu: %s: setup %.1f ms, steps %.1f "
-			    "ms, output %.1f ms, %lld lists built, %lld "
-			    "replays, %d threads a particle, rows of %ld\n",
-			    gs.device, gs.setup_ms, gs.run_ms, gs.sink_ms,
-			    gs.nbuild, gs.replays, gs.tpp, gs.maxnb);
-	} else if (fek_pmd_run_cpu(s, &o->pp, par, sink) < 0)
+	if (fek_pmd_run(s, &o->pp, par, sink, use, &gs) < 0)
 		fek_die();
+	if (use == FEK_DEV_GPU && o->c.com.verbose)
+		fprintf(stderr, "md-gpu: %s: setup %.1f ms, steps %.1f ms, "
+		    "output %.1f ms, %lld lists built, %lld replays, %d "
+		    "threads a particle, rows of %ld\n", gs.device,
+		    gs.setup_ms, gs.run_ms, gs.sink_ms, gs.nbuild, gs.replays,
+		    gs.tpp, gs.maxnb);
 	if (o->c.com.verbose && par->nsteps + par->equil > 0) {
 		sec = fek_seconds() - t0;
 		st = (double)(par->nsteps + par->equil);

@@ -19,7 +19,6 @@
 #include "stream/grid.h"
 #include "md/replica.h"
 #include "md/replica_run.h"
-#include "md/md_gpu.h"
 #include "md-gpu.h"
 
 static const char *const integ_names[] = { "brownian", "baoab", "verlet",
@@ -313,7 +312,7 @@ setup(struct ropts *o, struct fek_md_job *job, enum fek_device *use)
 		fek_warnx("-f 0: BAOAB without friction does not sample the "
 		    "canonical ensemble");
 	if ((q = fek_md_stability(job, nwin, &kmax)) > 1)
-		fek_warnx("-k: a restraint curvature of %g with -h %g is near "
+		fek_warnx("-k: a restraint curvature of %g with -H %g is near "
 		    "the stability limit of %s (%s = %.3g; keep it below 1)",
 		    kmax, o->c.dt, integ_names[s->integ], s->integ ==
 		    FEK_MD_BROWNIAN ? "D dt k / kT" : "dt sqrt(k / m)", q);
@@ -330,6 +329,7 @@ static void
 run(const struct fek_md_job *job, enum fek_device use, struct rsink *k)
 {
 	struct fek_md_sink sink;
+	struct fek_gpu_md_stats gst;
 	double steps = (double)job->replicas * (job->equil + job->nsteps);
 
 	memset(&sink, 0, sizeof sink);
@@ -338,11 +338,9 @@ run(const struct fek_md_job *job, enum fek_device use, struct rsink *k)
 	sink.window = sink_window;
 	sink.records = sink_records;
 	sink.progress = sink_progress;
+	if (fek_md_run(job, use, &sink, &gst) < 0)
+		fek_die();
 	if (use == FEK_DEV_GPU) {
-		struct fek_gpu_md_stats gst;
-
-		if (fek_gpu_md(job, &sink, &gst) < 0)
-			fek_die();
 		if (k->verbose)
 			fprintf(stderr, "md-gpu: %s: kernels %s in %.0f ms, "
 			    "dynamics %.1f ms, copies %.1f ms, output %.1f ms"
@@ -353,8 +351,7 @@ run(const struct fek_md_job *job, enum fek_device use, struct rsink *k)
 		if (k->verbose && job->mode == FEK_MD_RUN && gst.kernel_ms > 0)
 			fprintf(stderr, "md-gpu: %.4g replica-steps/s on the "
 			    "device\n", steps / (1e-3 * gst.kernel_ms));
-	} else if (fek_md_run_cpu(job, &sink) < 0)
-		fek_die();
+	}
 	if (fek_md_output_finish(&k->out) < 0)
 		fek_die();
 	if (k->verbose && job->mode == FEK_MD_RUN)
