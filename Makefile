@@ -69,6 +69,9 @@ TOOLS = $(patsubst tools/%.c,bin/%,$(TOOLSRC)) bin/md-gpu
 TESTPROGS = tests/pmd-fd tests/md-config-check tests/trajin-check tests/bd-check \
 	tests/mm-top-check tests/mm-bonded-check tests/mm-pme-check \
 	tests/mm-constr-check tests/mm-gpu-check
+# those of them that print verdicts through tests/check.c
+CHECKPROGS = tests/mm-bonded-check tests/mm-pme-check tests/mm-constr-check \
+	tests/mm-gpu-check
 MAN1 = $(wildcard man/man1/*.1)
 MAN5 = $(wildcard man/man5/*.5)
 MAN7 = $(wildcard man/man7/*.7)
@@ -121,7 +124,12 @@ bin/md-gpu: $(MDGPUSRC) $(wildcard tools/md-gpu/*.h lib/*/*.h) lib/libfek.a \
 
 $(TESTPROGS): %: %.c lib/libfek.a .build-flags
 	$(CC) $(CPPFLAGS) $(DEPFLAGS) $(CFLAGS) $(OMPFLAGS) $(CWARN) $(LDFLAGS) -o $@ $< \
-	    lib/libfek.a $(LDLIBS)
+	    $(filter tests/%.o,$^) lib/libfek.a $(LDLIBS)
+
+# the check programs' verdicts, "ok NAME" / "FAIL NAME: why" (tests/check.h)
+$(CHECKPROGS): tests/check.o
+tests/check.o: tests/check.c .build-flags | .deps-build
+	$(CC) $(CPPFLAGS) $(DEPFLAGS) $(CFLAGS) $(OMPFLAGS) $(CWARN) -c -o $@ $<
 
 check:
 	scripts/install-deps check
@@ -161,7 +169,7 @@ uninstall:
 	for m in $(notdir $(MAN7)); do rm -f $(DESTDIR)$(MANPREFIX)/man7/$$m; done
 
 clean:
-	rm -f lib/*/*.[od] lib/libfek.a kernels/*/*.[od] tests/*.d $(TOOLS) \
+	rm -f lib/*/*.[od] lib/libfek.a kernels/*/*.[od] tests/*.[od] $(TOOLS) \
 	    $(TESTPROGS) .build-flags
 	rm -rf bin
 

@@ -15,6 +15,7 @@
 # FEK_TEST_GPU_AS=cpu runs every check with -d cpu instead: a check of
 # this script where there is no GPU.
 . "$(dirname "$0")/lib.sh"
+. "$TOP/tests/lib-md.sh"
 
 if [ -z "${FEK_TEST_GPU:-}" ]; then
 	skip gpu-md "FEK_TEST_GPU unset (make check-gpu on a GPU machine)"
@@ -28,38 +29,7 @@ export FEK_CACHE_DIR=$TMP/cache
 SEED=${FEK_TEST_SEED:-$(( $(date +%s) % 1000000 ))}
 S2=$((SEED + 7919))
 echo "gpu-md: device $G, seeds $SEED and $S2 (FEK_TEST_SEED=$SEED repeats them)"
-KUP="1.000000 0.849611 0.518410 0.348443 0.329130 0.391993 0.500000 0.608007 0.670870 0.651557"
-TAU="0.015996 0.034900 0.037319 0.032151 0.029446 0.028847 0.028867 0.028847 0.029446 0.032151"
-MB_EXACT=5.170946
 
-rows() { grep -hv '^#' "$@"; }
-noprov() { grep -v '^#PROV' "$@"; }
-within() { near "$1" "$2" "$3" "$(awk -v s="$4" -v k="$5" 'BEGIN { printf "%.17g", s * k }')"; }
-chi_ok() { set -- "$1" $2; le "$1" "$2" "$(awk -v d="$3" 'BEGIN { print d + 5 * sqrt(2 * d) }')"; }
-mean_se() {
-	awk -v c="$1" '!/^#/ && NF { s += $c; s2 += $c * $c; n++ }
-	END { m = s / n; printf "%.17g %.17g %d\n", m, sqrt((s2 / n - m * m) / (n - 1)), n }'
-}
-chi2_dw() {	# as tests/md.sh
-	awk -v eb="$1" -v lo="$2" -v hi="$3" -v nb="$4" '
-	function U(x) { return eb * (x * x - 1) ^ 2 }
-	!/^#/ && NF { b = int(($1 - lo) / (hi - lo) * nb); if (b >= 0 && b < nb) { o[b]++; n++ } }
-	END {
-		h = (hi - lo) / nb
-		for (b = 0; b < nb; b++) {
-			a = lo + b * h; s = exp(-U(a)) + exp(-U(a + h))
-			for (j = 1; j < 20; j++) s += (j % 2 ? 4 : 2) * exp(-U(a + j * h / 20))
-			I[b] = s; tot += s
-		}
-		for (b = 0; b < nb; b++) {
-			e = n * I[b] / tot
-			if (e < 5) { pe += e; po += o[b]; continue }
-			chi += (o[b] - e) ^ 2 / e; cat++
-		}
-		if (pe > 0) { chi += (po - pe) ^ 2 / pe; cat++ }
-		printf "%.6g %d\n", chi, cat - 1
-	}'
-}
 # chi2_two A B LO HI NB: two-sample chi-square of column 1 of two text
 # streams with equal counts, bins with a + b >= 10 (the rest pooled)
 chi2_two() {
@@ -73,17 +43,6 @@ chi2_two() {
 		if (pa + pd > 0) { chi += (pa - pd) ^ 2 / (pa + pd); k++ }
 		printf "%.6g %d\n", chi, k - 1
 	}' "$1" "$2"
-}
-ktau() {
-	awk '!/^#/ && NF && $4 == 1 && $2 >= 0 { i = $1; n[i]++; up[i] += ($2 > $1); t[i] += $3; t2[i] += $3 * $3 }
-	END { for (i = 0; i in n; i++) { k = up[i] / n[i]; m = t[i] / n[i]
-		printf "%d %d %.10g %.10g %.10g %.10g\n", i, n[i], k, sqrt(k * (1 - k) / n[i]) + 1e-12, m, sqrt((t2[i] / n[i] - m * m) / (n[i] - 1)) } }' "$1"
-}
-zmax() {
-	ktau "$1" | awk -v ku="$KUP" -v ta="$TAU" 'BEGIN { split(ku, K, " "); split(ta, T, " ") }
-	{ z = ($3 - K[$1 + 1]) / $4; if (z < 0) z = -z; if (z > m) m = z
-	  z = ($5 - T[$1 + 1]) / $6; if (z < 0) z = -z; if (z > m) m = z }
-	END { printf "%.3g\n", m }'
 }
 # ztwo A B: the largest |z| between the K_up and tau of two record files
 ztwo() {
@@ -107,14 +66,7 @@ ok gpu-other-seed-differs sh -c '! cmp -s g1.fek g3.fek'
 
 # ---- equilibrium ----------------------------------------------------------------
 EQ="-p dw:1 -r -3:3 -E kT -x -1 -R 4000 -N 5000 -n 25000 -e 5000 -T"
-t gpu-eq-brownian 0 "md-gpu -d $G $EQ -i brownian -H 0.001 -s $SEED > eqb.txt"
-chi_ok gpu-eq-brownian-chi2 "$(chi2_dw 1 -2 2 40 < eqb.txt)"
-t gpu-eq-baoab 0 "md-gpu -d $G $EQ -i baoab -f 2 -H 0.005 -s $SEED > eqa.txt"
-chi_ok gpu-eq-baoab-chi2 "$(chi2_dw 1 -2 2 40 < eqa.txt)"
-read -r m se n <<EOF
-$(awk '!/^#/ && NF { print $2 * $2 }' eqa.txt | mean_se 1)
-EOF
-within gpu-eq-baoab-equipartition "$m" 1 "$se" 5
+md_eq gpu- $G $SEED
 t gpu-eq-f64 0 "FEK_MD_NORMALS=f64 md-gpu -d $G $EQ -i brownian -H 0.001 -s $SEED > eq64.txt"
 chi_ok gpu-eq-f64-chi2 "$(chi2_dw 1 -2 2 40 < eq64.txt)"
 t gpu-eq-cpu 0 "md-gpu -d cpu $EQ -i brownian -H 0.001 -s $S2 > eqc.txt"
@@ -125,32 +77,14 @@ chi_ok gpu-eq-2d-x "$(chi2_dw 1 -2 2 40 < eq2.txt)"
 chi_ok gpu-eq-2d-y "$(awk '!/^#/ && NF { print $2 }' eq2.txt | chi2_dw 1 -2 2 40)"
 
 # ---- brute-force MFPT -------------------------------------------------------------
-t gpu-mfpt 0 "md-gpu -d $G -p dw:2 -r -1.5:1.5 -E kT -M -1.5,1 -j 1 -R $((20000 / K)) -H 0.001 -T -s $SEED > mfpt.txt"
-read -r m se n <<EOF
-$(rows mfpt.txt | mean_se 3)
-EOF
-echo "GPU brute-force MFPT $m +- $se (exact $MB_EXACT)"
-within gpu-mfpt-exact "$m" $MB_EXACT "$se" 4
-ok gpu-mfpt-all-arrive sh -c "rows mfpt.txt | awk '\$2 != 1 || \$4 != 1 { exit 1 }'"
+md_mfpt gpu-mfpt gpu- $G $((20000 / K)) $SEED 4
 
 # ---- Milestoning ---------------------------------------------------------------------
-M="-p dw:2 -r -1.5:1.5 -E kT -M -1.5:1:0.25 -H 0.0001 -T"
-t gpu-ms 0 "md-gpu -d $G $M -R $((20000 / K)) -j 1:10 -s $SEED > ms.txt"
-z=$(zmax ms.txt)
-echo "GPU Milestoning: largest |z| of K and tau against Test C: $z"
-le gpu-ms-table "$z" 4.5
-t gpu-ms-cpu 0 "md-gpu -d cpu $M -j 1:10 -R 5000 -s $S2 > msc.txt"
+md_ms gpu-ms gpu-ms-table gpu- $G $((20000 / K)) $SEED 4.5 3
+t gpu-ms-cpu 0 "md-gpu -d cpu $MS -j 1:10 -R 5000 -s $S2 > msc.txt"
 le gpu-ms-vs-cpu "$(ztwo ms.txt msc.txt)" 4.5
-t gpu-ms-steps-only 0 "md-gpu -d $G $M -R $((20000 / K)) -j 1:10 -B -s $SEED > msb.txt"
-le gpu-ms-steps-only-biased 3 "$(ktau msb.txt | awk -v ta="$TAU" 'BEGIN { split(ta, T, " ") } { s += ($5 - T[$1 + 1]) / $6; n++ } END { printf "%.3g", s / n }')"
-t gpu-ms-shard-a 0 "md-gpu -d $G $M -R 500 -j 1:4 -s $SEED > sa.txt"
-t gpu-ms-shard-b 0 "md-gpu -d $G $M -R 500 -j 5:10 -s $SEED > sb.txt"
-t gpu-ms-whole 0 "md-gpu -d $G $M -R 500 -j 1:10 -s $SEED > sw.txt"
-rows sa.txt sb.txt > shards.rows; rows sw.txt > whole.rows
-same_file gpu-ms-shards whole.rows shards.rows
-awk 'BEGIN { for (i = 0; i < 12; i++) print -1.625 + 0.25 * i }' > anchors.txt
-t gpu-ms-voronoi 0 "md-gpu -d $G -p dw:2 -r -1.5:1.5 -E kT -A anchors.txt -k 2000 -N 1000 -e 50 -c 10 -j 1:10 -R 2000 -H 0.0001 -T -s $SEED > msv.txt"
-le gpu-ms-voronoi-table "$(zmax msv.txt)" 4.5
+md_ms_shards gpu- $G 500 $SEED gpu-ms-shards
+md_ms_voronoi gpu- $G 2000 $SEED 4.5
 # two-dimensional Voronoi cells on the Mueller-Brown surface, Langevin
 # runs with the backward check: GPU against CPU, record by record counts
 printf '%s\n' '-0.56 1.44' '-0.8 0.95' '-0.82 0.62' '-0.45 0.5' '-0.05 0.47' '0.2 0.3' '0.62 0.03' > mbanchors.txt
@@ -172,53 +106,21 @@ res=$(awk 'FNR == 1 { f++ } !/^#/ && NF { n[f, $1]++; v[f, $1] += $4; if ($4) { 
 	} printf "%.3g\n", m }' mbg.txt mbc.txt)
 echo "GPU against CPU, Mueller-Brown Voronoi Milestoning: largest |z| $res"
 le gpu-mb-voronoi-vs-cpu "$res" 4.5
-# NVE: ballistic crossings and the backward run, as tests/md.sh
-t gpu-nve 0 "md-gpu -d $G -p '0*x' -r -1:4 -E kT -i verlet -M 0,1,2,3 -j 2:3 -R $((20000 / K)) -H 0.001 -n 1000000 -T -s $SEED > nve.txt"
-read -r m se n <<EOF
-$(rows nve.txt | awk '$4 == 1 { print 1 / $3 }' | mean_se 1)
-EOF
-within gpu-nve-speed "$m" 0.79788456080286536 "$se" 4
-ok gpu-nve-backward sh -c "rows nve.txt | awk '\$4 == 1 && (\$6 != 2 * \$1 - \$2 || \$7 - \$3 > 0.0011 || \$3 - \$7 > 0.0011) { exit 1 } \$4 != 1 { bad++ } END { exit bad > 0.01 * NR }'"
+# NVE: ballistic crossings and the backward run
+md_nve gpu-nve gpu- $G $((20000 / K)) $SEED
 
 # ---- umbrella ---------------------------------------------------------------------
-echo '2 4' > w1.txt
-t gpu-ou 0 "md-gpu -d $G -p '0*x' -r -50:50 -E kcal -t 300 -w w1.txt -R 200 -D 0.05 -H 0.01 -n 50000 -e 10 -T -s $SEED > ou.txt"
-read -r var g <<EOF
-$(awk 'BEGIN { kt = 0.0019872042586408316 * 300; mu = 0.05 * 0.01 / kt; phi = (1 - mu * 4) ^ 10
-	printf "%.17g %.17g\n", kt / 4 / (1 - mu * 4 / 2), (1 + phi) / (1 - phi) }')
-EOF
-read -r v n <<EOF
-$(rows ou.txt | awk '{ d = $1 - 2; s += d * d; n++ } END { printf "%.17g %d", s / n, n }')
-EOF
-within gpu-ou-variance "$v" "$var" "$(awk -v v=$var -v g=$g -v n=$n 'BEGIN { print v * sqrt(2 * g / n) }')" 5
-near gpu-ou-inefficiency "$(awk '/^#INEFFICIENCY/ { print $2 }' ou.txt)" "$g" "$(awk -v g=$g 'BEGIN { print 0.1 * g }')"
+md_ou gpu-ou gpu- $G 200 $SEED 0.1
 # five independent runs (20 replicas a window): each within 0.1 kcal/mol
 # of the exact bin average of W, and the bootstrap errors calibrated on
 # average (the mean of (deviation / sd)^2 near 1; 0.94 over 20 CPU runs)
-TOR="-p torsion -r -180:180:p -g 13 -k 0.002 -R 20 -N 2000 -n 20000 -e 20 -D 1000 -H 0.005 -u deg"
 : > torsum.txt
 for k in 0 1 2 3 4; do
-	t_pipe gpu-torsion-wham-$k 0 "md-gpu -d $G $TOR -s $((SEED + k)) | histogram -b 36 | bias-build | wham-gpu -B 50 | pmf > tor$k.txt"
-	awk 'function W(q) { q *= 3.141592653589793 / 180; return 0.6 * (1 + cos(q)) + 1.4 * (1 + cos(3 * q)) }
-	BEGIN { n = 0; kt = 0.0019872042586408316 * 300 }
-	!/^#/ && NF { x[n] = $1; F[n] = $2; sd[n] = $3; n++ }
-	END {
-		h = 360 / n
-		for (b = 0; b < n; b++) {
-			a = x[b] - h / 2; s = exp(-W(a) / kt) + exp(-W(a + h) / kt)
-			for (j = 1; j < 40; j++) s += (j % 2 ? 4 : 2) * exp(-W(a + j * h / 40) / kt)
-			R[b] = -kt * log(s / 120); sh += F[b] - R[b]
-		}
-		sh /= n
-		for (b = 0; b < n; b++) {
-			d = F[b] - R[b] - sh; r2 += d * d; if (d < 0) d = -d; if (d > mx) mx = d
-			if (sd[b] > 0) { z2 += d * d / sd[b] ^ 2; nz++ }
-		}
-		printf "%.4g %.4g %.4g\n", sqrt(r2 / n), mx, z2 / nz
-	}' tor$k.txt >> torsum.txt
+	md_torsion gpu-torsion-wham-$k $G $((SEED + k)) tor$k.txt
+	torsion_cover tor$k.txt >> torsum.txt
 done
 read -r rms mx z2 <<EOF
-$(awk '{ if ($1 > r) r = $1; if ($2 > m) m = $2; z += $3 } END { printf "%.4g %.4g %.3g\n", r, m, z / NR }' torsum.txt)
+$(awk '{ if ($1 > r) r = $1; if ($2 > m) m = $2; z += $5 } END { printf "%.4g %.4g %.3g\n", r, m, z / NR }' torsum.txt)
 EOF
 echo "GPU torsion WHAM, 5 runs: largest RMSD $rms, largest deviation $mx kcal/mol, mean (dev/sd)^2 $z2"
 le gpu-torsion-rmsd "$rms" 0.06
@@ -235,34 +137,13 @@ t gpu-nve-formula 0 "md-gpu -d $G $NV -l nveg.log > nveg.txt"
 t gpu-nve-formula-cpu 0 "md-gpu -d cpu $NV -l nvec.log > nvec.txt"
 rows nveg.txt > a.rows; rows nvec.txt > b.rows
 numcmp_files gpu-nve-formula-vs-cpu a.rows b.rows 1e-8 1e-10
-le gpu-nve-formula-energy "$(rows nveg.log | awk 'NR == 1 { e0 = $5 } { d = $5 - e0; if (d < 0) d = -d; if (d > m) m = d } END { printf "%.3g", m / (e0 < 0 ? -e0 : e0) }')" 1e-5
-# a built-in and its formula with the same random numbers: the same path
-for P in "dw:2 -r -2:2" "torsion:0.3,0.2,1.1 -r -180:180:p -D 100" "mb:0.05 -r -1.5:1.2 -r -0.2:2 -x -0.5,1.4 -D 0.1"; do
-	name=gpu-force-$(echo "$P" | cut -d: -f1)
-	t $name 0 "md-gpu -d $G -p $P -E kT -R 500 -n 2000 -H 0.0005 -T -s $SEED > $name.a"
-	f=$(awk '/^#POTENTIAL/ { sub(/^#POTENTIAL /, ""); print; exit }' $name.a)
-	t $name-formula 0 "md-gpu -d $G -p '$f' ${P#* } -E kT -R 500 -n 2000 -H 0.0005 -T -s $SEED > $name.b"
-	rows $name.a > $name.ra; rows $name.b > $name.rb
-	numcmp_files $name-same-path $name.ra $name.rb 1e-6 1e-9
-done
+le gpu-nve-formula-energy "$(energy_drift nveg.log)" 1e-5
+md_force_paths gpu- $G 500 $SEED
 
 # ---- frames, DCD, energy log, a million replicas -------------------------------
 RD=$((10000 / K))
 t gpu-dcd 0 "md-gpu -d $G -p mb:0.1 -r -1.5:1.2 -r -0.2:2 -x -0.55,1.44 -E kT -i baoab -R $RD -N 5000 -n 3000 -e 1000 -o g.dcd -l g.log -T -s $SEED > gframes.txt"
-if /usr/bin/python3 -c 'import mdtraj' 2> /dev/null; then
-	t gpu-dcd-mdtraj 0 "/usr/bin/python3 -c '
-from mdtraj.formats import DCDTrajectoryFile
-with DCDTrajectoryFile(\"g.dcd\") as f:
-    xyz = f.read()[0]
-for frame in xyz:
-    for a in frame:
-        print(\"%.9g %.9g\" % (a[0], a[1]))
-' > gdcd.txt"
-	rows gframes.txt | awk '{ printf "%.9g %.9g\n", $1, $2 }' > gwant.txt
-	numcmp_files gpu-dcd-coordinates gdcd.txt gwant.txt 1e-7 1e-7
-else
-	skip gpu-dcd-mdtraj "no mdtraj for /usr/bin/python3"
-fi
+md_dcd gpu- g.dcd gframes.txt "(3, $RD, 3) None"
 # the kinetic temperature of Langevin dynamics after equilibration: 300 K
 # within 5 standard errors, 300 sqrt(2 / (2 R)) each
 le gpu-log-temperature "$(rows g.log | awk '{ d = $6 - 300; if (d < 0) d = -d; if (d > m) m = d } END { print m }')" "$(awk -v r=$RD 'BEGIN { print 1500 / sqrt(r) }')"

@@ -50,12 +50,7 @@ gpucheck() {
 		return
 	fi
 	grep '^#' "$n.out" | sed "s/^# /$n: /"
-	while read -r v name rest; do
-		case $v in
-		ok) pass "$n-$name" ;;
-		FAIL) fail "$n-${name%:}" "$rest" ;;
-		esac
-	done < "$n.out"
+	check_lines "$n-" "$n.out"
 	[ "$rc" = 0 ] || [ "$rc" = 1 ] || fail "$n" "exit $rc: $(tail -n 1 "$n.err")"
 }
 gpucheck spce-rf rf.mdp "$D/spce216.top" "$D/spc216.gro"

@@ -9,6 +9,7 @@
 # histogram; histogram -d gpu writes the same bytes as -d cpu; a window's
 # GPU samples do not depend on -j; the seed reproduces them.
 . "$(dirname "$0")/lib.sh"
+. "$TOP/tests/lib-sample.sh"
 
 if [ -z "${FEK_TEST_GPU:-}" ]; then
 	skip gpu-sample "FEK_TEST_GPU unset (make check-gpu on a GPU machine)"
@@ -18,25 +19,6 @@ export FEK_CACHE_DIR=$TMP/cache
 SEED=${FEK_TEST_SEED:-$(( $(date +%s) % 1000000 ))}
 S2=$((SEED + 7919))
 echo "gpu-sample: seeds $SEED and $S2 (FEK_TEST_SEED=$SEED repeats them)"
-KB=0.0019872042586408316
-kT=$(awk -v kb=$KB 'BEGIN { printf "%.17g", kb * 300 }')
-noprov() { grep -v '^#PROV' "$@"; }
-within() {
-	near "$1" "$2" "$3" "$(awk -v s="$4" -v k="$5" 'BEGIN { printf "%.17g", s * k }')"
-}
-chi_ok() {	# chi_ok NAME "chi2 dof": chi2 < dof + 5 sqrt(2 dof)
-	set -- "$1" $2
-	le "$1" "$2" "$(awk -v d="$3" 'BEGIN { print d + 5 * sqrt(2 * d) }')"
-}
-# moments COL: n mean variance of column COL of a text stream's rows
-moments() {
-	awk -v col="$1" '!/^#/ && NF { x[n++] = $col }
-	END {
-		for (i = 0; i < n; i++) s += x[i]; m = s / n
-		for (i = 0; i < n; i++) { d = x[i] - m; s2 += d * d }
-		printf "%d %.17g %.17g\n", n, m, s2 / (n - 1)
-	}'
-}
 # chi2_two A B: two-sample chi-square of the histogram streams A and B
 # (text, the same windows and grid, equal sample counts): per section, bins
 # with a + b >= 10 are categories, the rest pooled; "chi2 dof" summed.
@@ -59,100 +41,51 @@ chi2_two() {
 }
 
 # ---- a run on the device, the kernel cache, moments of a Gaussian ---------
-echo '3.5 2.0' > w1.txt
-t gpu-run 0 "sample-gen -d gpu -v -p '0*x' -r -1000:1000 -w w1.txt -n 20000 -s $SEED -T > g1.txt"
+sample_gauss gpu-run gpu- gpu $SEED
 ok gpu-run-compiles grep -q 'kernel compiled in' gpu-run.err
-t gpu-cache 0 "sample-gen -d gpu -v -p '0*x' -r -1000:1000 -w w1.txt -n 20000 -s $SEED -T > g1b.txt"
+t gpu-cache 0 "sample-gen -d gpu -v -t 300 -p '0*x' -r -1000:1000 -w w1.txt -n 20000 -s $SEED -T > g1b.txt"
 ok gpu-cache-hit grep -q 'kernel read from the cache' gpu-cache.err
-noprov g1.txt > g1.np; noprov g1b.txt > g1b.np
-same_file gpu-cache-same-samples g1.np g1b.np
-read -r n m v <<EOF
-$(moments 1 < g1.txt)
-EOF
-V=$(awk -v kt=$kT 'BEGIN { printf "%.17g", kt / 2.0 }')
-near gpu-gauss-count "$n" 20000 0
-within gpu-gauss-mean "$m" 3.5 "$(awk -v v=$V 'BEGIN { print sqrt(v / 20000) }')" 5
-within gpu-gauss-variance "$v" "$V" "$(awk -v v=$V 'BEGIN { print v * sqrt(2 / 19999) }')" 5
+same_noprov gpu-cache-same-samples g1.txt g1b.txt
 ok gpu-gauss-columns sh -c "grep -qx '#COL x f64 1' g1.txt && grep -qx '#WINDOW 3.5 2' g1.txt && grep -qx '#ROWS 20000' g1.txt"
 
 # ---- exact densities: chi-square against Simpson integrals ----------------
-chi2_1d() {
-	awk -v lo="$LO" -v hi="$HI" -v nb="$NB" -v per="$PERIOD" -v c="$C" \
-	    -v k="$K" -v kt="$kT" "$WFN"'
-	function V(x,   d) { d = x - c; if (per) d -= per * int(d / per + (d >= 0 ? 0.5 : -0.5)); return 0.5 * k * d * d }
-	function f(x) { return exp(-(W(x) + V(x)) / kt) }
-	!/^#/ && NF { b = int(($1 - lo) / (hi - lo) * nb); if (b == nb) b--; obs[b]++; n++ }
-	END {
-		h = (hi - lo) / nb; m = 20
-		for (b = 0; b < nb; b++) {
-			a = lo + b * h; s = f(a) + f(a + h)
-			for (j = 1; j < m; j++) s += (j % 2 ? 4 : 2) * f(a + j * h / m)
-			I[b] = s * h / m / 3; tot += I[b]
-		}
-		for (b = 0; b < nb; b++) {
-			e = n * I[b] / tot
-			if (e < 5) { pe += e; po += obs[b]; continue }
-			chi += (obs[b] - e) ^ 2 / e; cat++
-		}
-		if (pe > 0) { chi += (po - pe) ^ 2 / pe; cat++ }
-		printf "%.6g %d\n", chi, cat - 1
-	}'
-}
-echo '0.3 1' > wd.txt
-t gpu-dw-run 0 "sample-gen -d gpu -p '2*(x^2-1)^2' -r -2:2 -w wd.txt -n 50000 -s $SEED -T > dw.txt"
-LO=-2 HI=2 NB=40 PERIOD=0 C=0.3 K=1
-WFN='function W(x) { return 2 * (x * x - 1) ^ 2 }'
-chi_ok gpu-dw-chi2 "$(chi2_1d < dw.txt)"
-ok gpu-dw-inside-domain awk '!/^#/ && NF && !($1 >= -2 && $1 <= 2) { exit 1 }' dw.txt
-P='0.6*(1+cos(x*pi/180))+1.4*(1+cos(3*x*pi/180))'
-echo '150 0.002' > wt.txt
-t gpu-seam-run 0 "sample-gen -d gpu -p '$P' -r -180:180:p -w wt.txt -n 50000 -s $SEED -T > seam.txt"
-LO=-180 HI=180 NB=36 PERIOD=360 C=150 K=0.002
-WFN='function W(x) { return 0.6 * (1 + cos(x * 3.141592653589793 / 180)) + 1.4 * (1 + cos(3 * x * 3.141592653589793 / 180)) }'
-chi_ok gpu-seam-chi2 "$(chi2_1d < seam.txt)"
-ok gpu-seam-inside-domain awk '!/^#/ && NF && !($1 >= -180 && $1 < 180) { exit 1 }' seam.txt
+sample_dw gpu- gpu 50000 $SEED
+P=$TOR_PMF
+sample_seam gpu- gpu 50000 $SEED
 
 # ---- GPU against CPU: two-sample chi-square, fresh seeds -------------------
+# vs_cpu N OPTS: sample-gen OPTS (fused histograms) on the GPU (hNg.txt)
+# and on the CPU (hNc.txt), other seeds: gpu-Nd-vs-cpu, the two-sample
+# chi-square of the two; "chi2 dof" in res
+vs_cpu() {
+	t gpu-$1d-gpu 0 "sample-gen -d gpu $2 -s $SEED > h$1g.txt"
+	t gpu-$1d-cpu 0 "sample-gen -d cpu $2 -s $S2 > h$1c.txt"
+	res=$(chi2_two h$1g.txt h$1c.txt)
+	echo "gpu-$1d two-sample chi2 dof: $res"
+	chi_ok gpu-$1d-vs-cpu "$res"
+}
 P2='0.3*(1+cos(x*pi/180))+0.7*(1+cos(3*x*pi/180))+0.3*(1+cos(y*pi/180))+0.7*(1+cos(3*y*pi/180))+0.3*cos((x-y)*pi/180)'
-G2="-p '$P2' -r -180:180:p -r -180:180:p -g 5 -k 0.001 -n 20000 -b 36 -b 36 -T"
-t gpu-2d-gpu 0 "sample-gen -d gpu $G2 -s $SEED > h2g.txt"
-t gpu-2d-cpu 0 "sample-gen -d cpu $G2 -s $S2 > h2c.txt"
-res=$(chi2_two h2g.txt h2c.txt)
-echo "gpu-2d two-sample chi2 dof: $res"
-chi_ok gpu-2d-vs-cpu "$res"
+vs_cpu 2 "-p '$P2' -r -180:180:p -r -180:180:p -g 5 -k 0.001 -n 20000 -b 36 -b 36 -T"
 ok gpu-2d-dof test "${res#* }" -ge 1000
-G1="-p '$P' -r -180:180:p -g 37 -k 0.002 -n 20000 -b 90 -T"
-t gpu-1d-gpu 0 "sample-gen -d gpu $G1 -s $SEED > h1g.txt"
-t gpu-1d-cpu 0 "sample-gen -d cpu $G1 -s $S2 > h1c.txt"
-res=$(chi2_two h1g.txt h1c.txt)
-echo "gpu-1d two-sample chi2 dof: $res"
-chi_ok gpu-1d-vs-cpu "$res"
+vs_cpu 1 "-p '$P' -r -180:180:p -g 37 -k 0.002 -n 20000 -b 90 -T"
 # 3-D, a coupled PMF on open axes (hard walls), 6^3 bins
-G3="-p '(x^2-1)^2+0.5*x*y+0.3*z^2*y' -r -2:2 -r -2:2 -r -1.5:1.5 -g 2 -k 1 -n 30000 -b 6 -T"
-t gpu-3d-gpu 0 "sample-gen -d gpu $G3 -s $SEED > h3g.txt"
-t gpu-3d-cpu 0 "sample-gen -d cpu $G3 -s $S2 > h3c.txt"
-res=$(chi2_two h3g.txt h3c.txt)
-echo "gpu-3d two-sample chi2 dof: $res"
-chi_ok gpu-3d-vs-cpu "$res"
+vs_cpu 3 "-p '(x^2-1)^2+0.5*x*y+0.3*z^2*y' -r -2:2 -r -2:2 -r -1.5:1.5 -g 2 -k 1 -n 30000 -b 6 -T"
 
 # ---- fused on the device: the same bins as its samples through histogram ------
 G2s="-p '$P2' -r -180:180:p -r -180:180:p -g 4 -k 0.001 -n 30000 -s $SEED"
 t gpu-fused-run 0 "sample-gen -d gpu $G2s -b 90 -b 90 -v -T > fz.txt"
 ok gpu-fused-in-shared grep -q 'shared memory' gpu-fused-run.err
 t_pipe gpu-fused-pipe 0 "sample-gen -d gpu $G2s | histogram -d cpu -b 90 -b 90 -T > pz.txt"
-noprov fz.txt > fz.np; noprov pz.txt > pz.np
-same_file gpu-fused-equals-pipe fz.np pz.np
+same_noprov gpu-fused-equals-pipe fz.txt pz.txt
 # a grid too large for shared memory is binned by sorting
 t gpu-fused-sort-run 0 "sample-gen -d gpu $G2s -b 400 -b 400 -v -T > fs.txt"
 ok gpu-fused-by-sorting grep -q 'binned by sorting' gpu-fused-sort-run.err
 t_pipe gpu-fused-sort-pipe 0 "sample-gen -d gpu $G2s | histogram -d cpu -b 400 -b 400 -T > ps.txt"
-noprov fs.txt > fs.np; noprov ps.txt > ps.np
-same_file gpu-fused-sort-equals-pipe fs.np ps.np
+same_noprov gpu-fused-sort-equals-pipe fs.txt ps.txt
 # an open re-ranged axis: dropped samples counted and warned about
 t gpu-fused-drop 0 "sample-gen -d gpu $G2s -b -150:150:30 -b 36 -T > fd.txt"
 t_pipe gpu-fused-drop-pipe 0 "sample-gen -d gpu $G2s | histogram -d cpu -b -150:150:30 -b 36 -T > pd.txt"
-noprov fd.txt > fd.np; noprov pd.txt > pd.np
-same_file gpu-fused-drop-equals-pipe fd.np pd.np
+same_noprov gpu-fused-drop-equals-pipe fd.txt pd.txt
 ok gpu-fused-drop-warns grep -q 'window 1: [0-9]* of 30000 samples outside' gpu-fused-drop.err
 
 # ---- -j and the seed ------------------------------------------------------
@@ -162,8 +95,7 @@ noprov jf.txt | awk '/^#FEK/ { s++ } s == 2 || s == 3' > jf23.np
 noprov jp.txt > jp.np
 same_file gpu-j-equals-full-sections jp.np jf23.np
 t gpu-seed-again 0 "sample-gen -d gpu -p '$P' -r -180:180:p -g 5 -k 0.002 -n 3000 -s $SEED -T > jf2.txt"
-noprov jf.txt > jf.np; noprov jf2.txt > jf2.np
-same_file gpu-seed-same-samples jf.np jf2.np
+same_noprov gpu-seed-same-samples jf.txt jf2.txt
 t gpu-seed-other 0 "sample-gen -d gpu -p '$P' -r -180:180:p -g 5 -k 0.002 -n 3000 -s $S2 -T > jf3.txt"
 noprov jf3.txt > jf3.np
 ok gpu-seed-different sh -c '! cmp -s jf.np jf3.np'
@@ -192,9 +124,7 @@ for dev in gpu cpu; do
 done
 
 # ---- errors ------------------------------------------------------------------
-t gpu-pmf-not-finite 64 "sample-gen -d gpu -p 'log(x-0.00001)' -r 0:1 -g 2 -k 1 -n 1000"
-ok gpu-pmf-not-finite-msg grep -q 'the PMF is not finite at (0)' gpu-pmf-not-finite.err
-t gpu-pmf-unbounded-below 1 "sample-gen -d gpu -p '1/(x-0.3333)' -r 0:1 -g 2 -k 1 -n 1000"
+sample_refused gpu- gpu
 t gpu-corr 69 "sample-gen -d gpu -p 'x^2' -r -2:2 -g 3 -k 10 -c 5 -n 100"
 ok gpu-corr-msg grep -q 'no GPU path' gpu-corr.err
 
@@ -202,8 +132,7 @@ ok gpu-corr-msg grep -q 'no GPU path' gpu-corr.err
 t gpu-hist-samples 0 "sample-gen -d gpu $G2s > s2.fek"
 t gpu-hist-gpu 0 "histogram -d gpu -b 90 -b 60 s2.fek -T > hg.txt"
 t gpu-hist-cpu 0 "histogram -d cpu -b 90 -b 60 s2.fek -T > hc.txt"
-noprov hg.txt > hg.np; noprov hc.txt > hc.np
-same_file gpu-hist-equals-cpu hg.np hc.np
+same_noprov gpu-hist-equals-cpu hg.txt hc.txt
 # bin edges, the closed end of an open axis, wrapping, dropped samples, and
 # several files whose sections have different grids
 samples() {
@@ -217,8 +146,7 @@ printf '%s\n' 190 -170 -180 180 -190 179.999 540 -540 359.99999999999994 -1e-300
 for b in 5 36 -1:11:3 -5:5:2:p; do
 	t "gpu-hist-edges-$b" 0 "histogram -q -d gpu -b $b e1.txt e2.txt e1.txt -T > eg.txt"
 	t "gpu-hist-edges-cpu-$b" 0 "histogram -q -d cpu -b $b e1.txt e2.txt e1.txt -T > ec.txt"
-	noprov eg.txt > eg.np; noprov ec.txt > ec.np
-	same_file "gpu-hist-edges-equal-$b" eg.np ec.np
+	same_noprov "gpu-hist-edges-equal-$b" eg.txt ec.txt
 done
 printf '%s\n' 1 2 inf 3 | samples 'x 0 10 open 1' > inf.txt
 t gpu-hist-nonfinite 65 "histogram -q -d gpu -b 5 e1.txt inf.txt"
@@ -233,8 +161,7 @@ same_file gpu-hist-all-outside-same-message gpu-hist-all-outside.err gpu-hist-al
 t gpu-hist-big-gen 0 "sample-gen -d gpu -p '0*x' -r -1:1 -g 1 -k 0 -n 17000000 -s $SEED > big.fek"
 t gpu-hist-big 0 "cat e2.txt big.fek e1.txt | histogram -q -d gpu -b 1000 -T > bg.txt"
 t gpu-hist-big-cpu 0 "cat e2.txt big.fek e1.txt | histogram -q -d cpu -b 1000 -T > bc.txt"
-noprov bg.txt > bg.np; noprov bc.txt > bc.np
-same_file gpu-hist-big-equals-cpu bg.np bc.np
+same_noprov gpu-hist-big-equals-cpu bg.txt bc.txt
 ok gpu-hist-big-count grep -qx '#NSAMPLES 17000000' bg.txt
 
 # sample-gen -d gpu -P: the fused histograms pooled on the device

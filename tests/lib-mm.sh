@@ -1,9 +1,12 @@
 # tests/lib-mm.sh - helpers of the molecular-system tests: the build of
 # alanine dipeptide (ACE-ALA-NME) with GROMACS for tests/mm-gmx.sh,
 # mm-md.sh, mm-replicas.sh, gpu-mm.sh, gpu-mm-run.sh and
-# gpu-mm-replicas.sh, the GPU tests' systems (also scripts/mm-gpu-data), and the thermostats' statistics of an energy log
-# for mm-md.sh and gpu-mm-run.sh.  Source it after lib.sh.  The heavy atoms come from testdata/mm/ala2-heavy.pdb and gmx
-# pdb2gmx adds the hydrogens (-ignh).  Each function prints a command
+# gpu-mm-replicas.sh, the GPU tests' systems (also scripts/mm-gpu-data),
+# the thermostats' statistics of an energy log for mm-md.sh and
+# gpu-mm-run.sh, and the reader of the C check programs' verdicts
+# (mm-bonded.sh, mm-constr.sh, mm-pme.sh, gpu-mm.sh).  Source it after
+# lib.sh.  The heavy atoms come from testdata/mm/ala2-heavy.pdb and gmx
+# pdb2gmx adds the hydrogens (-ignh).  Each builder prints a command
 # line for t (which runs it with sh -c in $TMP), so that every test keeps
 # its own result names and file names; whether gmx is installed, and
 # what to skip when it is not, stays with each test.
@@ -87,4 +90,43 @@ reldev() {
 thermostat_stats() {
 	awk '!/^#/ && $2 >= 1000 { n++; t += $20; h[n] = $21; e[n] = $19 }
 	    END { d = h[n] - h[1]; if (d < 0) d = -d; a = e[1] < 0 ? -e[1] : e[1]; printf "%.4f %.3g\n", t / n, d / a }' "$1"
+}
+
+# check_lines PREFIX FILE: each "ok NAME" / "FAIL NAME: why" line of FILE
+# (the output of a C check program, tests/check.h) as the result
+# PREFIXNAME; the number of them in check_nres.
+check_lines() {
+	local verdict name rest
+	check_nres=0
+	while read -r verdict name rest; do
+		case $verdict in
+		ok) pass "$1$name"; check_nres=$((check_nres + 1)) ;;
+		FAIL) fail "$1${name%:}" "$rest"; check_nres=$((check_nres + 1)) ;;
+		esac
+	done < "$2"
+}
+
+# check_prog NAME WANT PROG ARG...: run the check program PROG (its output
+# in $TMP/NAME.out and .err), each of its verdicts a result NAME:CHECK;
+# NAME-run fails if it exited other than 0 (all passed) or 1 (some
+# failed), as after a crash or a usage error; NAME-count passes iff it
+# gave WANT verdicts (a check that stopped early gives fewer); NAME-status
+# fails if it exited 1 without a FAIL line.
+check_prog() {
+	local name=$1 want=$2 rc
+	shift 2
+	"$@" > "$TMP/$name.out" 2> "$TMP/$name.err" < /dev/null
+	rc=$?
+	if [ "$rc" != 0 ] && [ "$rc" != 1 ]; then
+		fail "$name-run" "exit $rc: $(tail -n 1 "$TMP/$name.err")"
+	fi
+	check_lines "$name:" "$TMP/$name.out"
+	if [ "$check_nres" = "$want" ]; then
+		pass "$name-count"
+	else
+		fail "$name-count" "$check_nres results, expected $want"
+	fi
+	if [ "$rc" = 1 ] && ! grep -q '^FAIL' "$TMP/$name.out"; then
+		fail "$name-status" "exit 1 without a FAIL line"
+	fi
 }

@@ -64,62 +64,11 @@
 #include "mm/mm.h"
 #include "mm/vec3.h"
 
+#include "check.h"
+
 #define NMAX 16			/* atoms in a test system */
 
-static int verbose, nfail;
 static gsl_rng *rng;
-
-/* ---- reporting -------------------------------------------------------- */
-
-/* One named check: the worst error seen, and the values at it. */
-struct check {
-	char name[64];
-	double tol, worst, got, want;
-};
-
-static void
-check_begin(struct check *c, const char *name, double tol)
-{
-	snprintf(c->name, sizeof c->name, "%s", name);
-	c->tol = tol;
-	c->worst = 0;
-	c->got = c->want = 0;
-}
-
-/* got against want, the error |got - want| / scale (scale 0: absolute). */
-static void
-check_value(struct check *c, double got, double want, double scale)
-{
-	double err = fabs(got - want) / (scale > 0 ? scale : 1);
-
-	if (!(err <= c->worst) || !isfinite(got)) {	/* NaN: worst */
-		c->worst = isfinite(err) ? err : INFINITY;
-		c->got = got;
-		c->want = want;
-	}
-}
-
-/* An error already measured (the values of it: got = err, want = 0). */
-static void
-check_error(struct check *c, double err)
-{
-	check_value(c, err, 0, 0);
-}
-
-static void
-check_end(struct check *c)
-{
-	if (verbose)
-		printf("# %s: worst %.3g (limit %.3g)\n", c->name, c->worst,
-		    c->tol);
-	if (c->worst <= c->tol) {
-		printf("ok %s\n", c->name);
-	} else {
-		printf("FAIL %s: got %.17g want %.17g (error %.3g, limit "
-		    "%.3g)\n", c->name, c->got, c->want, c->worst, c->tol);
-		nfail++;
-	}
-}
 
 /* ---- vectors, boxes, random geometry ---------------------------------- */
 
@@ -1304,7 +1253,7 @@ main(int argc, char **argv)
 {
 	fek_setprogname(argv[0]);
 	if (argc == 2 && strcmp(argv[1], "-v") == 0)
-		verbose = 1;
+		check_verbose = 1;
 	else if (argc != 1)
 		fek_errx(FEK_EX_USAGE, "usage: mm-bonded-check [-v]");
 	rng = gsl_rng_alloc(gsl_rng_mt19937);
@@ -1314,7 +1263,5 @@ main(int argc, char **argv)
 	check_kinds();
 	check_vsite();
 	gsl_rng_free(rng);
-	if (fflush(stdout) != 0)
-		return FEK_EX_IOERR;
-	return nfail ? 1 : 0;
+	return check_status();
 }

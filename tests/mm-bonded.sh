@@ -19,6 +19,7 @@
 # Each "ok NAME" / "FAIL NAME: ..." line of the program is one result
 # here, named bonded:NAME.
 . "$(dirname "$0")/lib.sh"
+. "$TOP/tests/lib-mm.sh"
 
 CHECK="$TOP/tests/mm-bonded-check"
 
@@ -27,27 +28,6 @@ if ! [ -x "$CHECK" ]; then
 	exit 0
 fi
 
-# the program's own status: 0 all passed, 1 some failed; anything else
-# (a crash, a usage error) fails the run
-"$CHECK" -v > "$TMP/bonded.out" 2> "$TMP/bonded.err" < /dev/null
-rc=$?
-if [ "$rc" != 0 ] && [ "$rc" != 1 ]; then
-	fail bonded-run "exit $rc: $(tail -n 1 "$TMP/bonded.err")"
-fi
-nres=0
-while read -r verdict name rest; do
-	case $verdict in
-	ok) pass "bonded:$name"; nres=$((nres + 1)) ;;
-	FAIL) fail "bonded:${name%:}" "$rest"; nres=$((nres + 1)) ;;
-	esac
-done < "$TMP/bonded.out"
 # every check reported: 10 closed-form and sign checks, 6 per kind for 8
 # kinds, the improper's wrap, 7 of the virtual sites
-if [ "$nres" = 66 ]; then
-	pass bonded-count
-else
-	fail bonded-count "$nres results, expected 66"
-fi
-if [ "$rc" = 1 ] && ! grep -q '^FAIL' "$TMP/bonded.out"; then
-	fail bonded-status "exit 1 without a FAIL line"
-fi
+check_prog bonded 66 "$CHECK" -v

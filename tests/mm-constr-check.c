@@ -98,6 +98,8 @@
 #include "mm/mm.h"
 #include "mm/vec3.h"
 
+#include "check.h"
+
 #define NMAX 64			/* atoms in a test system */
 #define MOLMAX 16		/* atoms in a molecule */
 #define MAXMOL 16
@@ -107,70 +109,7 @@
 #define NTRIAL 50
 #define KB 0.00831446261815324	/* kJ/mol/K */
 
-static int verbose, nfail;
 static gsl_rng *rng;
-
-/* ---- reporting -------------------------------------------------------- */
-
-struct check {
-	char name[64];
-	double tol, worst, got, want;
-};
-
-static void
-check_begin(struct check *c, const char *name, double tol)
-{
-	snprintf(c->name, sizeof c->name, "%s", name);
-	c->tol = tol;
-	c->worst = 0;
-	c->got = c->want = 0;
-}
-
-/* got against want, the error |got - want| / scale (scale 0: absolute). */
-static void
-check_value(struct check *c, double got, double want, double scale)
-{
-	double err = fabs(got - want) / (scale > 0 ? scale : 1);
-
-	if (!(err <= c->worst) || !isfinite(got)) {	/* NaN: worst */
-		c->worst = isfinite(err) ? err : INFINITY;
-		c->got = got;
-		c->want = want;
-	}
-}
-
-static void
-check_error(struct check *c, double err)
-{
-	check_value(c, err, 0, 0);
-}
-
-static void
-check_end(struct check *c)
-{
-	if (verbose)
-		printf("# %s: worst %.3g (limit %.3g)\n", c->name, c->worst,
-		    c->tol);
-	if (c->worst <= c->tol) {
-		printf("ok %s\n", c->name);
-	} else {
-		printf("FAIL %s: got %.17g want %.17g (error %.3g, limit "
-		    "%.3g)\n", c->name, c->got, c->want, c->worst, c->tol);
-		nfail++;
-	}
-}
-
-/* A check decided at once: ok, or FAIL with the text why. */
-static void
-verdict(const char *name, int ok, const char *why)
-{
-	if (ok) {
-		printf("ok %s\n", name);
-	} else {
-		printf("FAIL %s: %s\n", name, why);
-		nfail++;
-	}
-}
 
 /* ---- vectors, cells, random geometry ---------------------------------- */
 
@@ -518,7 +457,7 @@ check_clusters(void)
 
 	sys_main(&s);
 	if ((c = fek_mm_constr_new(&s.t, TOL)) == NULL) {
-		verdict("clusters-new", 0, fek_errmsg());
+		check_true("clusters-new", 0, fek_errmsg());
 		return;
 	}
 	bond = fek_mm_constr_bonds(c, &len, &nb);
@@ -583,9 +522,9 @@ check_clusters(void)
 			    "order", q - 1, q);
 		}
 	}
-	if (verbose)
+	if (check_verbose)
 		printf("# clusters: %ld bonds in %d clusters\n", nb, ncl);
-	verdict("clusters", ok && ncl > 1, why[0] ? why : "one cluster");
+	check_true("clusters", ok && ncl > 1, why[0] ? why : "one cluster");
 	free(start);
 	free(at);
 	free(cl);
@@ -855,7 +794,7 @@ check_steps(void)
 
 	sys_main(&s);
 	if ((c = fek_mm_constr_new(&s.t, TOL)) == NULL) {
-		verdict("new", 0, fek_errmsg());
+		check_true("new", 0, fek_errmsg());
 		sys_free(&s);
 		return;
 	}
@@ -905,7 +844,7 @@ check_steps(void)
 		memset(vir, 0, sizeof vir);
 		rc = fek_mm_constrain_x(c, &s.b, xref, x, v, DT, vir);
 		if (rc < 0) {
-			verdict("constrain-x", 0, fek_errmsg());
+			check_true("constrain-x", 0, fek_errmsg());
 			break;
 		}
 		for (long i = 0; i < n; i++)
@@ -953,7 +892,7 @@ check_steps(void)
 		memcpy(vs, vin, 3 * n * sizeof *vs);
 		memset(virw, 0, sizeof virw);
 		if (fek_mm_constrain_x(c, &s.b, xw, xs, vs, DT, virw) < 0) {
-			verdict("constrain-x-whole", 0, fek_errmsg());
+			check_true("constrain-x-whole", 0, fek_errmsg());
 			break;
 		}
 		memcpy(xrs, xw, 3 * n * sizeof *xrs);
@@ -963,7 +902,7 @@ check_steps(void)
 		memcpy(v, vin, 3 * n * sizeof *v);
 		memset(virs, 0, sizeof virs);
 		if (fek_mm_constrain_x(c, &s.b, xrs, x, v, DT, virs) < 0) {
-			verdict("constrain-x-images", 0, fek_errmsg());
+			check_true("constrain-x-images", 0, fek_errmsg());
 			break;
 		}
 		for (long i = 0; i < n; i++) {
@@ -982,7 +921,7 @@ check_steps(void)
 		memcpy(v, vin, 3 * n * sizeof *v);
 		memset(vir, 0, sizeof vir);
 		if (fek_mm_constrain_v(c, &s.b, xs, v, DT, vir) < 0) {
-			verdict("constrain-v", 0, fek_errmsg());
+			check_true("constrain-v", 0, fek_errmsg());
 			break;
 		}
 		for (long i = 0; i < 3 * n; i++)
@@ -1022,7 +961,7 @@ check_steps(void)
 		memset(virw, 0, sizeof virw);
 		if (fek_mm_constrain_v(c, &s.b, xrs, vx, DT, virs) < 0 ||
 		    fek_mm_constrain_v(c, &s.b, xs, vy, DT, virw) < 0) {
-			verdict("constrain-v-images", 0, fek_errmsg());
+			check_true("constrain-v-images", 0, fek_errmsg());
 			break;
 		}
 		for (long i = 0; i < 3 * n; i++)
@@ -1058,8 +997,8 @@ check_steps(void)
 
 		snprintf(why, sizeof why, "got %ld want %ld",
 		    fek_mm_constr_count(c), want);
-		verdict("count", fek_mm_constr_count(c) == want && want == 45,
-		    why);
+		check_true("count",
+		    fek_mm_constr_count(c) == want && want == 45, why);
 	}
 	fek_mm_constr_free(c);
 	sys_free(&s);
@@ -1083,7 +1022,7 @@ check_settle_shake(void)
 	cs = fek_mm_constr_new(&ss.t, TOL);
 	cb = fek_mm_constr_new(&sb.t, TOL);
 	if (cs == NULL || cb == NULL) {
-		verdict("settle-shake-new", 0, fek_errmsg());
+		check_true("settle-shake-new", 0, fek_errmsg());
 		return;
 	}
 	check_begin(&cx, "settle-shake-x", 10 * TOL);
@@ -1106,7 +1045,7 @@ check_settle_shake(void)
 		memset(virb, 0, sizeof virb);
 		if (fek_mm_constrain_x(cs, &ss.b, xref, xa, va, DT, vira) < 0 ||
 		    fek_mm_constrain_x(cb, &sb.b, xref, xb, vb, DT, virb) < 0) {
-			verdict("settle-shake-run", 0, fek_errmsg());
+			check_true("settle-shake-run", 0, fek_errmsg());
 			break;
 		}
 		for (long i = 0; i < n; i++) {
@@ -1124,7 +1063,7 @@ check_settle_shake(void)
 		memset(virb, 0, sizeof virb);
 		if (fek_mm_constrain_v(cs, &ss.b, xa, va, DT, vira) < 0 ||
 		    fek_mm_constrain_v(cb, &sb.b, xa, vb, DT, virb) < 0) {
-			verdict("settle-shake-run-v", 0, fek_errmsg());
+			check_true("settle-shake-run-v", 0, fek_errmsg());
 			break;
 		}
 		for (long i = 0; i < 3 * n; i++)
@@ -1153,8 +1092,8 @@ bad_new(const char *name, struct sys *s, double tol, int want)
 	snprintf(why, sizeof why, "got %s (%d: %s) want NULL and %d",
 	    c ? "a result" : "NULL", c ? 0 : fek_errcode(),
 	    c ? "" : fek_errmsg(), want);
-	verdict(name, c == NULL && fek_errcode() == want, why);
-	if (verbose && c == NULL)
+	check_true(name, c == NULL && fek_errcode() == want, why);
+	if (check_verbose && c == NULL)
 		printf("# %s: %s\n", name, fek_errmsg());
 	fek_mm_constr_free(c);
 	sys_free(s);
@@ -1170,7 +1109,7 @@ bad_step(const char *name, struct sys *s, const double *xw, double *x)
 	int rc;
 
 	if (c == NULL) {
-		verdict(name, 0, fek_errmsg());
+		check_true(name, 0, fek_errmsg());
 		sys_free(s);
 		return;
 	}
@@ -1178,9 +1117,9 @@ bad_step(const char *name, struct sys *s, const double *xw, double *x)
 	snprintf(why, sizeof why, "got %d (%d: %s) want -1, 1 and a message "
 	    "naming atoms", rc, rc < 0 ? fek_errcode() : 0,
 	    rc < 0 ? fek_errmsg() : "");
-	verdict(name, rc == -1 && fek_errcode() == 1 &&
+	check_true(name, rc == -1 && fek_errcode() == 1 &&
 	    strstr(fek_errmsg(), "atoms") != NULL, why);
-	if (verbose && rc < 0)
+	if (check_verbose && rc < 0)
 		printf("# %s: %s\n", name, fek_errmsg());
 	fek_mm_constr_free(c);
 	sys_free(s);
@@ -1353,18 +1292,18 @@ check_nve(const char *top, const char *gro, long nsteps, double dt, int pme)
 
 	memset(&t, 0, sizeof t);
 	if (fek_mm_top_read(&t, top, NULL, NULL) < 0) {
-		verdict("nve-setup", 0, fek_errmsg());
+		check_true("nve-setup", 0, fek_errmsg());
 		return;
 	}
 	if (read_gro(gro, &n, &x, box, why, sizeof why) < 0) {
-		verdict("nve-setup", 0, why);
+		check_true("nve-setup", 0, why);
 		fek_mm_top_free(&t);
 		return;
 	}
 	if (n != t.n) {
 		snprintf(why, sizeof why, "%s has %ld atoms, %s %ld", gro, n,
 		    top, t.n);
-		verdict("nve-setup", 0, why);
+		check_true("nve-setup", 0, why);
 		free(x);
 		fek_mm_top_free(&t);
 		return;
@@ -1386,7 +1325,7 @@ check_nve(const char *top, const char *gro, long nsteps, double dt, int pme)
 		o.epsilon_rf = 0;
 	}
 	if ((c = fek_mm_constr_new(&t, TOL)) == NULL) {
-		verdict("nve-setup", 0, fek_errmsg());
+		check_true("nve-setup", 0, fek_errmsg());
 		free(x);
 		fek_mm_top_free(&t);
 		return;
@@ -1497,7 +1436,7 @@ check_nve(const char *top, const char *gro, long nsteps, double dt, int pme)
 	check_end(&cv);
 	goto done;
 fail:
-	verdict("nve-run", 0, fek_errmsg());
+	check_true("nve-run", 0, fek_errmsg());
 done:
 	fek_mm_constr_free(c);
 	free(x);
@@ -1538,7 +1477,7 @@ main(int argc, char **argv)
 			top = optarg;
 			break;
 		case 'v':
-			verbose = 1;
+			check_verbose = 1;
 			break;
 		default:
 			fek_errx(FEK_EX_USAGE, "usage: mm-constr-check [-v] "
@@ -1557,7 +1496,5 @@ main(int argc, char **argv)
 	if (gro != NULL)
 		check_nve(top, gro, nsteps, dt, pme);
 	gsl_rng_free(rng);
-	if (fflush(stdout) != 0)
-		return FEK_EX_IOERR;
-	return nfail ? 1 : 0;
+	return check_status();
 }

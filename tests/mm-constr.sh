@@ -26,6 +26,7 @@
 # Each "ok NAME" / "FAIL NAME: ..." line of the program is one result
 # here, named constr:NAME; its "# ..." lines are shown.
 . "$(dirname "$0")/lib.sh"
+. "$TOP/tests/lib-mm.sh"
 
 CHECK="$TOP/tests/mm-constr-check"
 NSTEPS=5000
@@ -52,29 +53,8 @@ else
 	skip constr:nve "no spc216.gro (GROMACS's data: scripts/install-deps check)"
 fi
 
-# the program's own status: 0 all passed, 1 some failed; anything else
-# (a crash, a usage error) fails the run
-"$CHECK" -v "$@" > "$TMP/constr.out" 2> "$TMP/constr.err" < /dev/null
-rc=$?
-if [ "$rc" != 0 ] && [ "$rc" != 1 ]; then
-	fail constr-run "exit $rc: $(tail -n 1 "$TMP/constr.err")"
-fi
-grep '^# nve' "$TMP/constr.out"
-nres=0
-while read -r verdict name rest; do
-	case $verdict in
-	ok) pass "constr:$name"; nres=$((nres + 1)) ;;
-	FAIL) fail "constr:${name%:}" "$rest"; nres=$((nres + 1)) ;;
-	esac
-done < "$TMP/constr.out"
 # every check reported: 16 of positions by kind of molecule, 3 more of
 # positions, 7 of velocities, 5 of images, the count, 4 SETTLE against
 # SHAKE, 10 bad inputs, and 3 of the NVE run
-if [ "$nres" = "$want" ]; then
-	pass constr-count
-else
-	fail constr-count "$nres results, expected $want"
-fi
-if [ "$rc" = 1 ] && ! grep -q '^FAIL' "$TMP/constr.out"; then
-	fail constr-status "exit 1 without a FAIL line"
-fi
+check_prog constr "$want" "$CHECK" -v "$@"
+grep '^# nve' "$TMP/constr.out"

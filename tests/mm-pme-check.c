@@ -47,49 +47,11 @@
 #include "particles/particles.h"
 #include "mm/mm.h"
 
+#include "check.h"
+
 #define F4PI FEK_MM_ONE_4PI_EPS0
 /* GROMACS's beta for rcoulomb 1 nm, ewald-rtol 1e-5 (check 7) */
 #define BETA1 3.1234132743408747
-
-static int nfail;
-
-/* ---- verdicts ------------------------------------------------------------ */
-
-/* got <= limit */
-static void
-check_le(const char *name, double got, double limit)
-{
-	if (got <= limit)
-		printf("ok %s\n", name);
-	else {
-		printf("FAIL %s: got %.6g want <= %.6g\n", name, got, limit);
-		nfail++;
-	}
-}
-
-/* |got - want| <= tol */
-static void
-check_near(const char *name, double got, double want, double tol)
-{
-	if (fabs(got - want) <= tol)
-		printf("ok %s\n", name);
-	else {
-		printf("FAIL %s: got %.17g want %.17g within %.3g\n", name,
-		    got, want, tol);
-		nfail++;
-	}
-}
-
-static void
-check_true(const char *name, int good, const char *what)
-{
-	if (good)
-		printf("ok %s\n", name);
-	else {
-		printf("FAIL %s: got %s\n", name, what);
-		nfail++;
-	}
-}
 
 /* ---- systems ------------------------------------------------------------- */
 
@@ -921,7 +883,7 @@ check_beta(void)
 	check_le("beta-erfc-sweep", worst, 1e-13);
 	check_true("beta-bad-input", isnan(fek_mm_ewald_beta(0, 1e-5)) &&
 	    isnan(fek_mm_ewald_beta(1, 0)) && isnan(fek_mm_ewald_beta(1, 1)),
-	    "a number for rc 0, rtol 0 or rtol 1");
+	    "got a number for rc 0, rtol 0 or rtol 1");
 }
 
 /* ---- (8) grid sizes ------------------------------------------------------ */
@@ -983,10 +945,10 @@ check_grid(void)
 		if ((got = fek_mm_pme_grid(g[k].l, g[k].h)) != g[k].n) {
 			printf("FAIL grid-%g-%g: got %d want %d\n", g[k].l,
 			    g[k].h, got, g[k].n);
-			nfail++;
+			check_nfail++;
 			bad++;
 		}
-	check_true("grid-grompp", bad == 0, "a size grompp did not pick");
+	check_true("grid-grompp", bad == 0, "got a size grompp did not pick");
 	/* the order's minimum, as the caller applies it: l = 3, h = 1 */
 	bad = 0;
 	for (size_t k = 0; k < sizeof o / sizeof o[0]; k++) {
@@ -996,14 +958,14 @@ check_grid(void)
 		if ((nl > nm ? nl : nm) != o[k].n) {
 			printf("FAIL grid-order-%d: got %d want %d\n",
 			    o[k].order, nl > nm ? nl : nm, o[k].n);
-			nfail++;
+			check_nfail++;
 			bad++;
 		}
 	}
-	check_true("grid-order-minimum", bad == 0, "a wrong minimum");
+	check_true("grid-order-minimum", bad == 0, "got a wrong minimum");
 	check_true("grid-bad-input", fek_mm_pme_grid(0, 0.1) == 0 &&
 	    fek_mm_pme_grid(3, 0) == 0 && fek_mm_pme_grid(NAN, 0.1) == 0,
-	    "a size for l 0, h 0 or NaN");
+	    "got a size for l 0, h 0 or NaN");
 }
 
 /* ---- (9) gmx_d's Coul. recip. -------------------------------------------- */
@@ -1106,7 +1068,8 @@ check_misc(void)
 		bad++;
 	if (fek_mm_pme_new(ok, 4, 0) != NULL || fek_errcode() != 64)
 		bad++;
-	check_true("new-refuses", bad == 0, "a PME object or a code not 64");
+	check_true("new-refuses", bad == 0,
+	    "got a PME object or a code not 64");
 
 	/* the same bits with one thread and with several */
 	struct sys s = random_sys(mkbox(boxes[2].lx, boxes[2].ly, boxes[2].lz,
@@ -1132,7 +1095,7 @@ check_misc(void)
 #endif
 	check_true("deterministic", E1 == E2 && memcmp(F1, F2, 3 *
 	    (size_t)s.n * sizeof *F1) == 0 && memcmp(v1, v2, sizeof v1) == 0,
-	    "different bits with one thread and several");
+	    "got different bits with one thread and several");
 	free(F1);
 	free(F2);
 	sys_free(&s);
@@ -1151,6 +1114,6 @@ main(int argc, char **argv)
 	check_grid();
 	check_gmx_energy();
 	check_misc();
-	printf("# %d failed\n", nfail);
-	return nfail ? 1 : 0;
+	printf("# %d failed\n", check_nfail);
+	return check_status();
 }

@@ -18,6 +18,7 @@
 # its "#" lines (the error table and the numbers behind each check) are
 # shown.
 . "$(dirname "$0")/lib.sh"
+. "$TOP/tests/lib-mm.sh"
 
 PC=$TOP/tests/mm-pme-check
 if ! [ -x "$PC" ]; then
@@ -27,12 +28,6 @@ fi
 
 t mm-pme-check 0 "'$PC' > pme.out"
 grep '^#' pme.out
-n=0
-while read -r verdict name rest; do
-	case $verdict in
-	ok) pass "pme-$name"; n=$((n + 1)) ;;
-	FAIL) fail "pme-${name%:}" "$rest"; n=$((n + 1)) ;;
-	esac
-done < pme.out
+check_lines pme- pme.out
 # a check that stopped early reports fewer results than it has
-le pme-count 100 "$n"
+le pme-count 100 "$check_nres"

@@ -4,56 +4,25 @@
 # densities integrated by Simpson's rule, autocorrelation of the correlated
 # mode; reproducibility and -j; option and windows-file errors.
 . "$(dirname "$0")/lib.sh"
-
-KB=0.0019872042586408316	# kcal/mol/K
-KBJ=0.00831446261815324		# kJ/mol/K
-
-# moments COL: n mean var excess-kurtosis lag1-autocorrelation of column
-# COL of the data rows of a text stream on stdin (all sections together).
-moments() {
-	awk -v col="$1" '!/^#/ && NF { x[n++] = $col }
-	END {
-		for (i = 0; i < n; i++) s += x[i]; m = s / n
-		for (i = 0; i < n; i++) { d = x[i] - m; s2 += d * d; s4 += d ^ 4 }
-		for (i = 1; i < n; i++) c += (x[i] - m) * (x[i - 1] - m)
-		v = s2 / (n - 1)
-		printf "%d %.17g %.17g %.17g %.17g\n", n, m, v, (s4 / n) / (s2 / n) ^ 2 - 3, c / s2
-	}'
-}
-# within NAME GOT WANT SE K: |GOT - WANT| <= K standard errors.
-within() {
-	near "$1" "$2" "$3" "$(awk -v s="$4" -v k="$5" 'BEGIN { printf "%.17g", s * k }')"
-}
+. "$TOP/tests/lib-sample.sh"
 
 # ---- flat PMF, open domain: a Gaussian of mean c and variance kT/k ---------
-N=20000
-echo '3.5 2.0' > w1.txt
-t gauss-run 0 "sample-gen -p '0*x' -r -1000:1000 -w w1.txt -n $N -t 300 -s 11 -T > g1.txt"
-read -r n m v kurt r1 <<EOF
-$(moments 1 < g1.txt)
-EOF
-V=$(awk -v kb=$KB 'BEGIN { printf "%.17g", kb * 300 / 2.0 }')
-near gauss-count "$n" $N 0
-within gauss-mean "$m" 3.5 "$(awk -v v=$V -v n=$N 'BEGIN { print sqrt(v / n) }')" 5
-within gauss-variance "$v" "$V" "$(awk -v v=$V -v n=$N 'BEGIN { print v * sqrt(2 / (n - 1)) }')" 5
-within gauss-kurtosis "$kurt" 0 "$(awk -v n=$N 'BEGIN { print sqrt(24 / n) }')" 5
-within gauss-uncorrelated "$r1" 0 "$(awk -v n=$N 'BEGIN { print 1 / sqrt(n) }')" 5
-le gauss-lag1-small "$(awk -v r="$r1" 'BEGIN { print (r < 0 ? -r : r) }')" 0.05
+sample_gauss gauss-run "" cpu 11
 
 # -E kJ and another temperature: variance k_B(kJ) T / k
+N=20000
 t gauss-kj-run 0 "sample-gen -E kJ -p '0*x' -r -1000:1000 -w w1.txt -n $N -t 150 -s 12 -T > g2.txt"
 read -r n m v kurt r1 <<EOF
 $(moments 1 < g2.txt)
 EOF
 V=$(awk -v kb=$KBJ 'BEGIN { printf "%.17g", kb * 150 / 2.0 }')
-within gauss-kj-variance "$v" "$V" "$(awk -v v=$V -v n=$N 'BEGIN { print v * sqrt(2 / (n - 1)) }')" 5
-within gauss-kj-mean "$m" 3.5 "$(awk -v v=$V -v n=$N 'BEGIN { print sqrt(v / n) }')" 5
+within gauss-kj-variance "$v" "$V" "$(se_var $V $N)" 5
+within gauss-kj-mean "$m" 3.5 "$(se_mean $V $N)" 5
 ok gauss-kj-header grep -qx '#ENERGY kJ/mol' g2.txt
 
 # 2-D: independent axes with their own springs
 echo '1 -2 2 0.5' > w2.txt
 t gauss-2d-run 0 "sample-gen -p '0*x+0*y' -r -500:500 -r -500:500 -w w2.txt -n $N -s 13 -T > g3.txt"
-kT=$(awk -v kb=$KB 'BEGIN { printf "%.17g", kb * 300 }')
 for axis in 1 2; do
 	read -r n m v kurt r1 <<EOF
 $(moments $axis < g3.txt)
@@ -61,8 +30,8 @@ EOF
 	c=$(echo "1 -2" | cut -d' ' -f$axis)
 	k=$(echo "2 0.5" | cut -d' ' -f$axis)
 	V=$(awk -v kt=$kT -v k=$k 'BEGIN { printf "%.17g", kt / k }')
-	within gauss-2d-mean-$axis "$m" "$c" "$(awk -v v=$V -v n=$N 'BEGIN { print sqrt(v / n) }')" 5
-	within gauss-2d-variance-$axis "$v" "$V" "$(awk -v v=$V -v n=$N 'BEGIN { print v * sqrt(2 / (n - 1)) }')" 5
+	within gauss-2d-mean-$axis "$m" "$c" "$(se_mean $V $N)" 5
+	within gauss-2d-variance-$axis "$v" "$V" "$(se_var $V $N)" 5
 done
 rxy=$(awk '!/^#/ && NF { n++; sx += $1; sy += $2; sxx += $1*$1; syy += $2*$2; sxy += $1*$2 }
     END { cx = sxx/n - (sx/n)^2; cy = syy/n - (sy/n)^2; print (sxy/n - sx*sy/n/n) / sqrt(cx*cy) }' g3.txt)
@@ -81,12 +50,12 @@ V=$(awk -v kt=$kT 'BEGIN { printf "%.17g", kt / 0.001 }')
 near wrap-inside-domain "$out" 0 0
 # each side holds half the samples: binomial sd sqrt(n)/2 = 35
 within wrap-both-sides "$pos" 2500 35.4 5
-within wrap-mean-min-image "$m" 0 "$(awk -v v=$V 'BEGIN { print sqrt(v / 5000) }')" 5
-within wrap-variance-min-image "$v" "$V" "$(awk -v v=$V 'BEGIN { print v * sqrt(2 / 4999) }')" 5
+within wrap-mean-min-image "$m" 0 "$(se_mean $V 5000)" 5
+within wrap-variance-min-image "$v" "$V" "$(se_var $V 5000)" 5
 ok wrap-axis-key grep -qx '#AXIS x -180 180 periodic 1' wp.out
 
 # ---- reproducibility and -j ---------------------------------------------------
-P='0.6*(1+cos(x*pi/180))+1.4*(1+cos(3*x*pi/180))'
+P=$TOR_PMF
 run() { sample-gen -p "$P" -r -180:180:p -g 5 -k 0.002 -n 300 "$@"; }
 run -s 4 > r1.bin
 run -s 4 > r2.bin
@@ -110,65 +79,8 @@ same_file j-single-window j5.np full5.np
 ok j-grid-centres sh -c "grep '^#WINDOW' d1.txt | tr '\n' ' ' | grep -q '^#WINDOW -180 0.002 #WINDOW -90 0.002 #WINDOW 0 0.002 #WINDOW 90 0.002 #WINDOW 180 0.002 \$'"
 
 # ---- chi-square against densities integrated by Simpson's rule ----------
-# chi2 FILE: samples (text) in FILE binned in awk on the domain; expected
-# counts from integrating exp(-(W + V)/kT) over each bin.  Prints
-# "chi2 dof"; bins expecting < 5 are pooled into one category.
-# Variables: LO HI NB, PERIOD (0 open), C K (window), KT, and the awk
-# function W(x) in WFN.
-chi2_1d() {
-	awk -v lo="$LO" -v hi="$HI" -v nb="$NB" -v per="$PERIOD" -v c="$C" \
-	    -v k="$K" -v kt="$KT" "$WFN"'
-	function V(x,   d) { d = x - c; if (per) d -= per * int(d / per + (d >= 0 ? 0.5 : -0.5)); return 0.5 * k * d * d }
-	function f(x) { return exp(-(W(x) + V(x)) / kt) }
-	!/^#/ && NF { b = int(($1 - lo) / (hi - lo) * nb); if (b == nb) b--; obs[b]++; n++ }
-	END {
-		h = (hi - lo) / nb; m = 20
-		for (b = 0; b < nb; b++) {
-			a = lo + b * h; s = f(a) + f(a + h)
-			for (j = 1; j < m; j++) s += (j % 2 ? 4 : 2) * f(a + j * h / m)
-			I[b] = s * h / m / 3; tot += I[b]
-		}
-		for (b = 0; b < nb; b++) {
-			e = n * I[b] / tot
-			if (e < 5) { pe += e; po += obs[b]; continue }
-			chi += (obs[b] - e) ^ 2 / e; cat++
-		}
-		if (pe > 0) { chi += (po - pe) ^ 2 / pe; cat++ }
-		printf "%.6g %d\n", chi, cat - 1
-	}'
-}
-chi_ok() {	# chi_ok NAME "chi2 dof": chi2 < dof + 5 sqrt(2 dof)
-	set -- "$1" $2
-	le "$1" "$2" "$(awk -v d="$3" 'BEGIN { print d + 5 * sqrt(2 * d) }')"
-}
-chi_rejects() {	# chi_rejects NAME "chi2 dof": the test tells a wrong density
-	ok "$1" awk -v r="$2" 'BEGIN { split(r, a, " ");
-	    exit !(a[1] > a[2] + 5 * sqrt(2 * a[2])) }'
-}
-KT=$kT
-
-# a double well, a window between the wells on an open axis
-echo '0.3 1' > wd.txt
-t dw-run 0 "sample-gen -p '2*(x^2-1)^2' -r -2:2 -w wd.txt -n 20000 -s 21 -T > dw.txt"
-LO=-2 HI=2 NB=40 PERIOD=0 C=0.3 K=1
-WFN='function W(x) { return 2 * (x * x - 1) ^ 2 }'
-res=$(chi2_1d < dw.txt)
-chi_ok dw-chi2 "$res"
-ok dw-chi2-dof test "${res#* }" -ge 20
-ok dw-inside-domain awk '!/^#/ && NF && !($1 >= -2 && $1 <= 2) { exit 1 }' dw.txt
-# a detector check: the same counts against the wrong density (no bias)
-res_bad=$(K=0 chi2_1d < dw.txt)
-chi_rejects dw-chi2-detects-wrong-density "$res_bad"
-
-# the thesis PMF, a window near the periodic seam (minimum image)
-echo '150 0.002' > wt.txt
-t seam-run 0 "sample-gen -p '$P' -r -180:180:p -w wt.txt -n 20000 -s 22 -T > seam.txt"
-LO=-180 HI=180 NB=36 PERIOD=360 C=150 K=0.002
-WFN='function W(x) { return 0.6 * (1 + cos(x * 3.141592653589793 / 180)) + 1.4 * (1 + cos(3 * x * 3.141592653589793 / 180)) }'
-res=$(chi2_1d < seam.txt)
-chi_ok seam-chi2 "$res"
-res_bad=$(PERIOD=0 chi2_1d < seam.txt)
-chi_rejects seam-chi2-detects-no-min-image "$res_bad"
+sample_dw "" cpu 20000 21
+sample_seam "" cpu 20000 22
 
 # 2-D, a coupled PMF: 10 x 10 bins on [-2,2]^2, 2-D Simpson per bin
 echo '0.2 -0.1 1 2' > w2d.txt
@@ -261,20 +173,15 @@ t wfile-2d-on-1d 65 "sample-gen -p '0*x' -r -1:1 -w w2on1.txt"
 t wfile-missing 66 "sample-gen -p '0*x' -r -1:1 -w no-such-windows.txt"
 ok wfile-missing-msg grep -q 'no-such-windows.txt' wfile-missing.err
 
-# A PMF that is not finite somewhere in the domain, or not bounded below
-# (exp(-W/kT) not integrable), is refused, never sampled.
-t pmf-not-finite 64 "sample-gen -p 'log(x-0.00001)' -r 0:1 -g 2 -k 1 -n 1000"
-t pmf-unbounded-below 1 "sample-gen -p '1/(x-0.3333)' -r 0:1 -g 2 -k 1 -n 1000"
+sample_refused "" cpu
 
 # ---- fused binning (-b): the stream histogram(1) makes of the samples ------
 # Same seed, same samples: the fused output must equal the pipe's, byte for
 # byte in the text twin, once the PROV lines (which name the commands) are
 # set aside.
-noprov() { grep -v '^#PROV' "$@"; }
 t fused-1d-run 0 "sample-gen -p '$P' -r -180:180:p -g 5 -k 0.002 -n 3000 -s 3 -b 36 -T > f1.txt"
 t_pipe fused-1d-pipe 0 "sample-gen -p '$P' -r -180:180:p -g 5 -k 0.002 -n 3000 -s 3 | histogram -b 36 -T > p1.txt"
-noprov f1.txt > f1.np; noprov p1.txt > p1.np
-same_file fused-1d-equals-pipe f1.np p1.np
+same_noprov fused-1d-equals-pipe f1.txt p1.txt
 ok fused-1d-sections test "$(grep -c '^#KIND histogram$' f1.txt)" -eq 5
 ok fused-1d-prov-names-b grep -q '^#PROV sample-gen .* -b 36' f1.txt
 # 2-D, one axis re-ranged open (samples dropped, with a warning per window),
@@ -282,14 +189,12 @@ ok fused-1d-prov-names-b grep -q '^#PROV sample-gen .* -b 36' f1.txt
 printf '%s\n' '0 0.5 2 40' '1 0.5 3 30' > wf2.txt
 t fused-2d-run 0 "sample-gen -p '(x^2-1)^2+cos(y*pi)' -r -2:2 -r -1:1:p -w wf2.txt -n 4000 -s 9 -b -1.5:1.5:12 -b 10 -T > f2.txt"
 t_pipe fused-2d-pipe 0 "sample-gen -p '(x^2-1)^2+cos(y*pi)' -r -2:2 -r -1:1:p -w wf2.txt -n 4000 -s 9 | histogram -b -1.5:1.5:12 -b 10 -T > p2.txt"
-noprov f2.txt > f2.np; noprov p2.txt > p2.np
-same_file fused-2d-equals-pipe f2.np p2.np
+same_noprov fused-2d-equals-pipe f2.txt p2.txt
 ok fused-2d-warns-dropped grep -q '^sample-gen: window 1: [0-9]* of 4000 samples outside the histogram range, dropped$' fused-2d-run.err
 ok fused-2d-grid sh -c "grep -qx '#AXIS x -1.5 1.5 open 1' f2.txt && grep -qx '#AXIS y -1 1 periodic 1' f2.txt && grep -qx '#BINS 12 10' f2.txt"
 t fused-binary-same 0 "sample-gen -p '$P' -r -180:180:p -g 5 -k 0.002 -n 3000 -s 3 -b 36 | bias-build -T > fb.txt"
 t_pipe fused-binary-pipe 0 "sample-gen -p '$P' -r -180:180:p -g 5 -k 0.002 -n 3000 -s 3 | histogram -b 36 | bias-build -T > pb.txt"
-noprov fb.txt > fb.np; noprov pb.txt > pb.np
-same_file fused-binary-equals-pipe fb.np pb.np
+same_noprov fused-binary-equals-pipe fb.txt pb.txt
 # with -j, and with correlated samples (-c), still the pipe's stream
 t fused-j-run 0 "sample-gen -p '$P' -r -180:180:p -g 5 -k 0.002 -n 3000 -s 3 -b 36 -j 2:3 -T > fj.txt"
 noprov fj.txt > fj.np
@@ -297,8 +202,7 @@ awk '/^#FEK/ { s++ } s == 2 || s == 3' f1.np > f1-23.np
 same_file fused-j-equals-sections fj.np f1-23.np
 t fused-corr-run 0 "sample-gen -p 'x^2' -r -2:2 -g 3 -k 10 -c 5 -n 2000 -s 4 -b 20 -T > fc.txt"
 t_pipe fused-corr-pipe 0 "sample-gen -p 'x^2' -r -2:2 -g 3 -k 10 -c 5 -n 2000 -s 4 | histogram -b 20 -T > pc.txt"
-noprov fc.txt > fc.np; noprov pc.txt > pc.np
-same_file fused-corr-equals-pipe fc.np pc.np
+same_noprov fused-corr-equals-pipe fc.txt pc.txt
 ok fused-corr-carries-corrtime grep -qx '#CORRTIME 5' fc.txt
 # errors: the -b count, bad ranges, a grid that misses every sample
 t_usage opt-b-count "sample-gen -p '0*x' -r -1:1 -g 3 -k 1 -b 4 -b 4"
