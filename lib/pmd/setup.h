@@ -25,6 +25,9 @@ struct fek_pmd_start {
 /* --lattice "kind:n" or "kind:nxnyxnz" into st (n from 1 to 10000).  -1
  * with fek_seterr(64). */
 int	fek_pmd_lattice_parse(struct fek_pmd_start *st, const char *arg);
+/* md-gpu -m: "mass" (every type) or "type:mass" into mass[] and given[];
+ * 0, or a warning and 1, counted like fek_opt_long's (core/options.c). */
+int	fek_pmd_opt_mass(const char *arg, double *mass, int *given);
 
 /*
  * The system of st into a fresh s: a checkpoint written in units u

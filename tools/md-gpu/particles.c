@@ -78,41 +78,6 @@ usage(int code)
 	exit(code);
 }
 
-/* -m "mass" or "type:mass" */
-static int
-parse_mass(const char *arg, double *mass, int *given)
-{
-	const char *colon = strchr(arg, ':');
-	long t = 0;
-	double m;
-
-	if (colon) {
-		char buf[32];
-
-		if ((size_t)(colon - arg) >= sizeof buf)
-			goto bad;
-		memcpy(buf, arg, colon - arg);
-		buf[colon - arg] = '\0';
-		if (fek_opt_long(buf, 0, FEK_PMD_MAXTYPES - 1, "-m: type", &t))
-			return 1;
-		arg = colon + 1;
-	}
-	if (fek_opt_double(arg, 1e-300, 1e300, "-m", &m))
-		return 1;
-	if (colon) {
-		mass[t] = m;
-		given[t] = 1;
-	} else
-		for (int k = 0; k < FEK_PMD_MAXTYPES; k++) {
-			mass[k] = m;
-			given[k] = 1;
-		}
-	return 0;
-bad:
-	fek_warnx("-m: '%s' is not mass or type:mass", arg);
-	return 1;
-}
-
 /* The options that are this mode's own. */
 static int
 popt(int c, const char *arg, void *ctx)
@@ -126,7 +91,7 @@ popt(int c, const char *arg, void *ctx)
 
 	switch (c) {
 	case 'm':
-		return parse_mass(arg, o->mass, o->mgiven);
+		return fek_pmd_opt_mass(arg, o->mass, o->mgiven);
 	case OPT_LATTICE:
 		o->st.lattice = arg;
 		return mdg_liberr(fek_pmd_lattice_parse(&o->st, arg));
