@@ -346,28 +346,37 @@ fi
 # ---- 4. DCD ----------------------------------------------------------------------
 t dcd-md-gpu 0 "$TC lj.dcd > dcd.out"
 ok dcd-md-gpu-frames cmp_frames lj.exp dcd.out 2e-7 1e-9
+cat > fektext.py <<'EOF'
+# fektext.py: read_frames(PATH), the frames of a fek text twin, each
+# {'cols': names, 'rows': numbers, 'box': six numbers or None}; the
+# DCD writers below import it
+def read_frames(path):
+    frames, cur = [], None
+    for line in open(path):
+        w = line.split()
+        if not w:
+            continue
+        if w[0] == '#FEK':
+            cur = {'cols': [], 'rows': [], 'box': None}
+            frames.append(cur)
+        elif w[0] == '#COL':
+            cur['cols'].append(w[1])
+        elif w[0] == '#BOX':
+            b = [float(v) for v in w[1:]]
+            cur['box'] = b + [0.0] * (6 - len(b))
+        elif not w[0].startswith('#'):
+            cur['rows'].append([float(v) for v in w])
+    return frames
+EOF
 cat > dcdw.py <<'EOF'
 # dcdw.py TEXT OUT ORDER MARK CELL [NSET [CELLFLAG [FOURD]]]: the frames of
 # a fek text twin as a DCD file (CHARMM layout): ORDER < or >, MARK 4 or
 # 8 bytes, CELL deg (angles) or cos (NAMD's cosines); ISTART 100, NSAVC
 # 100; NSET default the frame count
 import math, struct, sys
+from fektext import read_frames
 text, out, order, mark, cell = sys.argv[1:6]
-frames, cur = [], None
-for line in open(text):
-    w = line.split()
-    if not w:
-        continue
-    if w[0] == '#FEK':
-        cur = {'cols': [], 'rows': [], 'box': None}
-        frames.append(cur)
-    elif w[0] == '#COL':
-        cur['cols'].append(w[1])
-    elif w[0] == '#BOX':
-        b = [float(v) for v in w[1:]]
-        cur['box'] = b + [0.0] * (6 - len(b))
-    elif not w[0].startswith('#'):
-        cur['rows'].append([float(v) for v in w])
+frames = read_frames(text)
 nset = int(sys.argv[6]) if len(sys.argv) > 6 else len(frames)
 cellflag = int(sys.argv[7]) if len(sys.argv) > 7 else 1
 fourd = int(sys.argv[8]) if len(sys.argv) > 8 else 0
@@ -435,21 +444,8 @@ warnings.simplefilter('ignore')
 import numpy as np
 import MDAnalysis as mda
 from MDAnalysis.coordinates.DCD import DCDWriter
-frames, cur = [], None
-for line in open(sys.argv[1]):
-    w = line.split()
-    if not w:
-        continue
-    if w[0] == '#FEK':
-        cur = {'cols': [], 'rows': [], 'box': None}
-        frames.append(cur)
-    elif w[0] == '#COL':
-        cur['cols'].append(w[1])
-    elif w[0] == '#BOX':
-        b = [float(v) for v in w[1:]]
-        cur['box'] = b + [0.0] * (6 - len(b))
-    elif not w[0].startswith('#'):
-        cur['rows'].append([float(v) for v in w])
+from fektext import read_frames
+frames = read_frames(sys.argv[1])
 n = len(frames[0]['rows'])
 u = mda.Universe.empty(n, trajectory=True)
 with DCDWriter(sys.argv[2], n, istart=100, nsavc=100) as wr:

@@ -1,0 +1,3 @@
+'''
+s=s.replace(old,new,1)
+open(p,'w').write(s)
