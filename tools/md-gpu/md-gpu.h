@@ -35,9 +35,13 @@ struct mdg_real {
 	const char *what;
 };
 
+/* -R: replicas, windows' or milestones' replicas, or boxes, in every
+ * mode. */
+#define MDG_REPLICAS_MAX (1L << 30)
+
 /* What a mode accepts for the shared options. */
 struct mdg_range {
-	long every_lo, nsteps_lo, rep_hi;	/* -e, -n from; -R to */
+	long every_lo, nsteps_lo;		/* -e, -n from */
 	struct mdg_real gamma, dt, temp;	/* -f, -H, -t */
 	const char *const *integ;		/* -i's names, NULL ended */
 };

@@ -25,7 +25,7 @@
 static const char *const integ_names[] = { "vv", "langevin", NULL };
 
 static const struct mdg_range range = {
-	1, 0, 100000000,
+	1, 0,
 	{ 0, 1e12, "-f (friction, 1/ps)" }, { 1e-12, 1, "-H (time step, ps)" },
 	{ 1e-300, 1e6, "-t (temperature, K)" },
 	integ_names

@@ -68,7 +68,8 @@ mdg_opt(int c, const char *arg, const struct mdg_range *r,
 		o->dcdpath = arg;
 		return 0;
 	case 'R':
-		return fek_opt_long(arg, 1, r->rep_hi, "-R", &o->replicas);
+		return fek_opt_long(arg, 1, MDG_REPLICAS_MAX, "-R",
+		    &o->replicas);
 	case 't':
 		return opt_real(arg, &r->temp, &o->temp);
 	case 'w':

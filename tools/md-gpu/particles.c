@@ -21,7 +21,7 @@
 static const char *const integ_names[] = { "verlet", "baoab", "nh", NULL };
 
 static const struct mdg_range range = {
-	0, 0, 1L << 30,
+	0, 0,
 	{ 0, 1e300, "-f" }, { 1e-300, 1e300, "-H" }, { 1e-300, 1e300, "-t" },
 	integ_names
 };

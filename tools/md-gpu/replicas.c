@@ -25,7 +25,7 @@ static const char *const integ_names[] = { "brownian", "baoab", "verlet",
 	NULL };
 
 static const struct mdg_range range = {
-	1, 1, 1L << 40,
+	1, 1,
 	{ 0, 1e300, "-f" }, { 1e-300, 1e300, "-H" }, { 1e-6, 1e9, "-t" },
 	integ_names
 };
