@@ -352,7 +352,7 @@ k_batch(struct bdev d, long R, long long s0, long long s1, int last)
 				}
 				if (d.im[i] == 0)
 					continue;
-				fek_pmd_normals4(key, (uint32_t)i, 0,
+				fek_rng_normals4(key, (uint32_t)i, 0,
 				    (uint64_t)s, FEK_RNG_LANGEVIN, 0, z);
 				sd = sqrt((1 - d.a * d.a) * d.kT * d.im[i]);
 				for (int e = 0; e < 3; e++) {

@@ -130,7 +130,7 @@ pre_atom(const struct pre_x *q, long i, const unsigned long long *f,
 	}
 	if (q->mode != PRE_MIDDLE || im[i] == 0)
 		return;
-	fek_pmd_normals4(q->key, (uint32_t)i, 0, (uint64_t)*q->step,
+	fek_rng_normals4(q->key, (uint32_t)i, 0, (uint64_t)*q->step,
 	    FEK_RNG_LANGEVIN, 0, z);
 	s = sqrt((1 - q->a * q->a) * q->kT * im[i]);
 	for (int e = 0; e < 3; e++) {

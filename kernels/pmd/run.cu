@@ -130,7 +130,7 @@ k_first_half(struct kpar p, dbl4 *pos, dbl4 *vel, const dbl4 *frc,
 	if (INTEG == FEK_PMD_BAOAB) {
 		double z[4];
 
-		fek_pmd_normals4(p.key, (uint32_t)i, (uint32_t)b,
+		fek_rng_normals4(p.key, (uint32_t)i, (uint32_t)b,
 		    (uint64_t)step, FEK_RNG_LANGEVIN, 0, z);
 		fek_pmd_baoab_first(x, vv, ff, p.hdtm[t], p.hdt, p.c1, p.c2[t],
 		    z);

@@ -462,7 +462,7 @@ fek_bd_start(const struct fek_bd_sys *s, uint64_t traj, uint64_t k,
 	double u[8], ct, sn, ph;
 
 	for (int d = 0; d < 4; d++)
-		fek_pmd_uniforms2(s->key, (uint32_t)traj,
+		fek_rng_uniforms2(s->key, (uint32_t)traj,
 		    (uint32_t)(traj >> 32), k, FEK_RNG_BD_START, (uint32_t)d,
 		    u + 2 * d);
 	ct = 2.0 * u[0] - 1.0;
@@ -494,7 +494,7 @@ fek_bd_propose(const struct fek_bd_sys *s, uint64_t traj,
 	double w[3];
 
 	for (int k = 0; k < 3; k++)
-		fek_pmd_normals4(s->key, (uint32_t)traj,
+		fek_rng_normals4(s->key, (uint32_t)traj,
 		    (uint32_t)(traj >> 32), (uint64_t)st->step,
 		    FEK_RNG_BD_STEP, (uint32_t)k, z + 4 * k);
 	for (int k = 0; k < 3; k++)

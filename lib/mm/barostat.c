@@ -126,7 +126,7 @@ fek_mm_baro_try(struct fek_mm_baro *br, const struct fek_mm_top *t,
 	long n3 = 3 * t->n;
 	int ok;
 
-	fek_pmd_uniforms2(br->key, 0, 0, (uint64_t)step, FEK_RNG_BAROSTAT, 0,
+	fek_rng_uniforms2(br->key, 0, 0, (uint64_t)step, FEK_RNG_BAROSTAT, 0,
 	    u);
 	dV = br->dvmax * (2 * u[0] - 1);
 	V1 = V0 + dV;

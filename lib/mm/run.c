@@ -126,7 +126,7 @@ fek_mm_gen_vel(const struct fek_mm_top *t, double temp, uint64_t key,
 	for (long i = 0; i < t->n; i++) {
 		double z[4];
 
-		fek_pmd_normals4(key, (uint32_t)i, 0, 0, FEK_RNG_VELOCITY, 0,
+		fek_rng_normals4(key, (uint32_t)i, 0, 0, FEK_RNG_VELOCITY, 0,
 		    z);
 		for (int d = 0; d < 3; d++)
 			v[3 * i + d] = t->mass[i] > 0 ? z[d] *
@@ -286,7 +286,7 @@ fek_mm_run(const struct fek_mm_top *t, const struct fek_mm_opt *o,
 
 				if (im[i] == 0)
 					continue;
-				fek_pmd_normals4(p->key, (uint32_t)i, 0,
+				fek_rng_normals4(p->key, (uint32_t)i, 0,
 				    (uint64_t)step, FEK_RNG_LANGEVIN, 0, z);
 				s = sqrt((1 - a * a) * p->kT * im[i]);
 				for (int d = 0; d < 3; d++)

@@ -26,7 +26,7 @@
 
 /* Two Philox calls' worth: 8 words. */
 FEK_HD philox4x32_ctr_t
-fek_pmd_philox(uint64_t key64, uint32_t tag, uint32_t box, uint64_t step,
+fek_rng_philox(uint64_t key64, uint32_t tag, uint32_t box, uint64_t step,
     uint32_t purpose, uint32_t draw)
 {
 	philox4x32_ctr_t c;
@@ -44,7 +44,7 @@ fek_pmd_philox(uint64_t key64, uint32_t tag, uint32_t box, uint64_t step,
 
 /* A uniform in (0, 1) from two words (53 bits). */
 FEK_HD double
-fek_pmd_u01(uint32_t hi, uint32_t lo)
+fek_rng_u01(uint32_t hi, uint32_t lo)
 {
 	return ((double)(((uint64_t)hi << 21) ^ (lo >> 11)) + 0.5) *
 	    1.1102230246251565e-16;
@@ -52,28 +52,28 @@ fek_pmd_u01(uint32_t hi, uint32_t lo)
 
 /* Two uniforms in (0, 1) of (tag, box, step, purpose, draw). */
 FEK_HD void
-fek_pmd_uniforms2(uint64_t key64, uint32_t tag, uint32_t box, uint64_t step,
+fek_rng_uniforms2(uint64_t key64, uint32_t tag, uint32_t box, uint64_t step,
     uint32_t purpose, uint32_t draw, double *u)
 {
-	philox4x32_ctr_t a = fek_pmd_philox(key64, tag, box, step, purpose,
+	philox4x32_ctr_t a = fek_rng_philox(key64, tag, box, step, purpose,
 	    draw);
 
-	u[0] = fek_pmd_u01(a.v[0], a.v[1]);
-	u[1] = fek_pmd_u01(a.v[2], a.v[3]);
+	u[0] = fek_rng_u01(a.v[0], a.v[1]);
+	u[1] = fek_rng_u01(a.v[2], a.v[3]);
 }
 
 /* Four normals of (tag, box, step, purpose, draw) by Box-Muller. */
 FEK_HD void
-fek_pmd_normals4(uint64_t key64, uint32_t tag, uint32_t box, uint64_t step,
+fek_rng_normals4(uint64_t key64, uint32_t tag, uint32_t box, uint64_t step,
     uint32_t purpose, uint32_t draw, double *z)
 {
-	philox4x32_ctr_t a = fek_pmd_philox(key64, tag, box, step, purpose,
+	philox4x32_ctr_t a = fek_rng_philox(key64, tag, box, step, purpose,
 	    2 * draw);
-	philox4x32_ctr_t b = fek_pmd_philox(key64, tag, box, step, purpose,
+	philox4x32_ctr_t b = fek_rng_philox(key64, tag, box, step, purpose,
 	    2 * draw + 1);
-	double u1 = fek_pmd_u01(a.v[0], a.v[1]), u2 = fek_pmd_u01(a.v[2],
+	double u1 = fek_rng_u01(a.v[0], a.v[1]), u2 = fek_rng_u01(a.v[2],
 	    a.v[3]);
-	double u3 = fek_pmd_u01(b.v[0], b.v[1]), u4 = fek_pmd_u01(b.v[2],
+	double u3 = fek_rng_u01(b.v[0], b.v[1]), u4 = fek_rng_u01(b.v[2],
 	    b.v[3]);
 	double r1 = sqrt(-2.0 * log(u1)), r2 = sqrt(-2.0 * log(u3));
 	const double twopi = 6.283185307179586;

@@ -163,7 +163,7 @@ fek_psys_velocities(struct fek_psys *s, double kT, uint64_t key, double nf)
 		for (long i = 0; i < s->n; i++) {
 			double z[4], sd = sqrt(kT / s->mass[s->type[i]]);
 
-			fek_pmd_normals4(key, (uint32_t)i, (uint32_t)b, 0,
+			fek_rng_normals4(key, (uint32_t)i, (uint32_t)b, 0,
 			    FEK_RNG_VELOCITY, 0, z);
 			for (int d = 0; d < 3; d++)
 				v[3 * i + d] = sd * z[d];

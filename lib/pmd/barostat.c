@@ -20,7 +20,7 @@ fek_baro_propose(struct fek_psys *s, uint64_t key, int b, long long t,
 {
 	double u[2];
 
-	fek_pmd_uniforms2(key, 0, (uint32_t)b, (uint64_t)t, FEK_RNG_BAROSTAT,
+	fek_rng_uniforms2(key, 0, (uint32_t)b, (uint64_t)t, FEK_RNG_BAROSTAT,
 	    0, u);
 	m->V0 = fek_box_volume(&s->box[b]);
 	m->dV = s->dvmax[b] * (2 * u[0] - 1);

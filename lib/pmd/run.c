@@ -167,7 +167,7 @@ first_half(struct cpu_run *r, int b, long long t)
 		if (par->integ == FEK_PMD_BAOAB) {
 			double z[4];
 
-			fek_pmd_normals4(r->key, (uint32_t)i, (uint32_t)b,
+			fek_rng_normals4(r->key, (uint32_t)i, (uint32_t)b,
 			    (uint64_t)t, FEK_RNG_LANGEVIN, 0, z);
 			fek_pmd_baoab_first(xi, vi, f + 3 * i, r->hdtm[ti],
 			    0.5 * par->dt, r->c1, r->c2[ti], z);

@@ -98,7 +98,7 @@ FEK_HD void
 fek_tpi_point(uint64_t key, uint64_t frame, uint64_t k,
     const struct fek_box *b, double *s, double *r)
 {
-	philox4x32_ctr_t c = fek_pmd_philox(key, (uint32_t)k,
+	philox4x32_ctr_t c = fek_rng_philox(key, (uint32_t)k,
 	    (uint32_t)(k >> 32), frame, FEK_RNG_INSERT, 0);
 	const double two32 = 2.3283064365386963e-10;	/* 2^-32 */
 
