@@ -3,9 +3,9 @@
 # plots them (Figs. 5.5 and 5.11): F_i against the milestone (or its
 # position, when the input had MILESTONE keys), and the MFPT from the
 # start to each milestone on a log scale.
-#   qstat-mfpt -s 0 -f 10 k.fek > kin.txt
+#   qstat-mfpt -i 0 -f 10 k.fek > kin.txt
 #   gnuplot -e "in='kin.txt'; out='kin.png'" scripts/plot-milestones.gp
-# For the reverse curve run qstat-mfpt again with -s and -f swapped.
+# For the reverse curve run qstat-mfpt again with -i and -f swapped.
 if (!exists("in")) in = "kinetics.txt"
 if (!exists("out")) out = "milestones.png"
 if (!exists("ttl")) ttl = "Milestoning"

@@ -35,7 +35,7 @@ tau 0 1
 tau 1 1
 tau 2 0
 EOF
-t k3-run 0 'qstat-mfpt -s 0 -f 2 k3.txt > k3.out'
+t k3-run 0 'qstat-mfpt -i 0 -f 2 k3.txt > k3.out'
 near k3-mfpt "$(first k3.out)" 4 1e-12
 ok k3-first-line-alone awk 'NR == 1 { exit !(NF == 1) }' k3.out
 near k3-recycle "$(col mfpt recycle k3.out | head -n 1)" 4 1e-12
@@ -49,11 +49,11 @@ ok k3-stream-after-line sh -c "tail -n +2 k3.out | grep -c '^#FEK 1' | grep -qx 
 awk 'BEGIN { print "K 0 1 1"
 	for (i = 1; i < 10; i++) print "K", i, i - 1, 0.5 "\nK", i, i + 1, 0.5
 	for (i = 0; i <= 10; i++) print "tau", i, 0.5 }' > flat.txt
-t flat-run 0 'qstat-mfpt -s 0 -f 10 flat.txt > flat.out'
+t flat-run 0 'qstat-mfpt -i 0 -f 10 flat.txt > flat.out'
 near flat-mfpt "$(first flat.out)" 50 1e-10
 ok flat-solver-key grep -qx '#SOLVER tridiag' flat.out
 for s in band dense; do
-	t flat-$s 0 "qstat-mfpt --solver $s -s 0 -f 10 flat.txt > flat-$s.out"
+	t flat-$s 0 "qstat-mfpt --solver $s -i 0 -f 10 flat.txt > flat-$s.out"
 	numcmp_files flat-$s-same flat.out flat-$s.out 1e-10 1e-12
 done
 # cumulative MFPT 0 -> m = m^2 h^2 / 2D; MFPT m -> 10 = (100 - m^2) / 2;
@@ -72,12 +72,12 @@ col kinetics p flat.out > flat-p
 numcmp_files flat-equilibrium-p flat-p.want flat-p 1e-12 1e-14
 near flat-reverse "$(col mfpt mfpt flat.out | sed -n 2p)" 50 1e-10
 # a product set {9, 10}: the first of them is 9, at 81/2; no way back
-t flat-set 0 'qstat-mfpt -s 0 -f 9,10 flat.txt > flat-set.out'
+t flat-set 0 'qstat-mfpt -i 0 -f 9,10 flat.txt > flat-set.out'
 near flat-set-mfpt "$(first flat-set.out)" 40.5 1e-10
 ok flat-set-one-row sh -c "test \"\$(awk '/^#KIND mfpt/ { k = 1 } k && /^#ROWS/ { print \$2; exit }' flat-set.out)\" = 1"
 near flat-set-target-column "$(col mfpt target flat-set.out)" -1 0
 # recycling boundary: the same MFPT, and the identity agrees
-t flat-recycle 0 'qstat-mfpt -b recycle -s 0 -f 10 flat.txt > flat-rec.out'
+t flat-recycle 0 'qstat-mfpt -b recycle -i 0 -f 10 flat.txt > flat-rec.out'
 near flat-recycle-mfpt "$(first flat-rec.out)" 50 1e-10
 near flat-recycle-identity "$(col mfpt recycle flat-rec.out | head -n 1)" 50 1e-9
 ok flat-recycle-key grep -qx '#BOUNDARY recycle 0' flat-rec.out
@@ -88,7 +88,7 @@ awk 'BEGIN { print "#FEK 1\n#KIND trajectories\n#ROWS ?\n#COL start i32 1"
 	for (i = 0; i <= 10; i++) print "#MILESTONE", i, i
 	print "#TEMP 300\n#END\n0 1 0.5 1"
 	for (i = 1; i < 10; i++) print i, i - 1, 0.5, 1 "\n" i, i + 1, 0.5, 1 }' > flat-tr.txt
-t_pipe flat-records 0 'milestone-kmat -q flat-tr.txt | qstat-mfpt -q -s 0 -f 10 > flat-tr.out'
+t_pipe flat-records 0 'milestone-kmat -q flat-tr.txt | qstat-mfpt -q -i 0 -f 10 > flat-tr.out'
 near flat-records-mfpt "$(first flat-tr.out)" 50 1e-10
 ok flat-records-units sh -c "grep -q '^#COL mfpt f64 ns' flat-tr.out && grep -q '^#COL rate f64 1/ns' flat-tr.out"
 ok flat-records-position grep -q '^#COL position f64' flat-tr.out
@@ -112,7 +112,7 @@ near dw-K12 "$(awk '$1 == "K" && $2 == 1 && $3 == 2 { print $4 }' dw.txt)" 0.849
 near dw-K45 "$(awk '$1 == "K" && $2 == 4 && $3 == 5 { print $4 }' dw.txt)" 0.329130 1e-6
 near dw-tau2 "$(awk '$1 == "tau" && $2 == 2 { print $3 }' dw.txt)" 0.037319 1e-6
 near dw-tau0 "$(awk '$1 == "tau" && $2 == 0 { print $3 }' dw.txt)" 0.015996 1e-6
-t dw-run 0 'qstat-mfpt -s 0 -f 10 dw.txt > dw.out'
+t dw-run 0 'qstat-mfpt -i 0 -f 10 dw.txt > dw.out'
 near dw-mfpt "$(first dw.out)" "$DW_MFPT" 1e-6
 near dw-mfpt-published "$(first dw.out)" 5.170946 1e-6
 near dw-recycle "$(col mfpt recycle dw.out | head -n 1)" "$DW_MFPT" 1e-6
@@ -134,7 +134,7 @@ numcmp_files dw-p-published dw-p.pub dw-p 0 6e-7
 # F(x = 0) - F(x = -1) ~ 2 kT = Eb (test D: 1.997)
 near dw-barrier "$(awk '{ f[NR] = $1 } END { print f[7] - f[3] }' <(col kinetics F dw.out))" 1.997 1e-3
 for s in band dense; do
-	t dw-$s 0 "qstat-mfpt --solver $s -s 0 -f 10 dw.txt > dw-$s.out"
+	t dw-$s 0 "qstat-mfpt --solver $s -i 0 -f 10 dw.txt > dw-$s.out"
 	numcmp_files dw-$s-same dw.out dw-$s.out 1e-9 1e-12
 done
 
@@ -180,13 +180,13 @@ t_pipe syn-shards 0 'cat shard1.txt shard2.txt | milestone-kmat -T | grep -v "^#
 same_file syn-shards-same syn1.k.noprov syn1s.k
 # kernel sections merge as the union of their trajectories
 t syn-shard-kmats 0 'milestone-kmat shard1.txt > s1.fek && milestone-kmat shard2.txt > s2.fek'
-t_pipe syn-merge 0 'cat s1.fek s2.fek | qstat-mfpt -s 0 -f 10 | grep -v "^#PROV" > merged.out'
-t_pipe syn-whole 0 'qstat-mfpt -s 0 -f 10 syn1.k | grep -v "^#PROV" > whole.out'
+t_pipe syn-merge 0 'cat s1.fek s2.fek | qstat-mfpt -i 0 -f 10 | grep -v "^#PROV" > merged.out'
+t_pipe syn-whole 0 'qstat-mfpt -i 0 -f 10 syn1.k | grep -v "^#PROV" > whole.out'
 numcmp_files syn-merge-same whole.out merged.out 1e-10 1e-13
 # the bootstrap is reproducible from its seed, and the seed matters
-t boot-a 0 'qstat-mfpt -B 50 -S 7 -s 0 -f 10 syn1.k > boot-a.out'
-t boot-b 0 'qstat-mfpt -B 50 -S 7 -s 0 -f 10 syn1.k > boot-b.out'
-t boot-c 0 'qstat-mfpt -B 50 -S 8 -s 0 -f 10 syn1.k > boot-c.out'
+t boot-a 0 'qstat-mfpt -B 50 -s 7 -i 0 -f 10 syn1.k > boot-a.out'
+t boot-b 0 'qstat-mfpt -B 50 -s 7 -i 0 -f 10 syn1.k > boot-b.out'
+t boot-c 0 'qstat-mfpt -B 50 -s 8 -i 0 -f 10 syn1.k > boot-c.out'
 same_file boot-reproducible boot-a.out boot-b.out
 ok boot-seed-matters sh -c "! cmp -s boot-a.out boot-c.out"
 ok boot-columns sh -c "grep -q '^#COL sd_mfpt f64 ps' boot-a.out && grep -q '^#COL sd_F f64 kT' boot-a.out && grep -qx '#BOOTSTRAP 50' boot-a.out"
@@ -200,7 +200,7 @@ ok boot-interval awk '/^#KIND mfpt/ { k = 1 } k && !/^#/ { if (!($7 < $3 && $3 <
 for seed in $(seq 101 140); do
 	./mgen -u ps dw.txt 100000 $seed > cal.txt
 	milestone-kmat -T -q cal.txt > cal.k
-	qstat-mfpt -q -B 200 -S $seed -s 0 -f 10 cal.k > cal.out
+	qstat-mfpt -q -B 200 -s $seed -i 0 -f 10 cal.k > cal.out
 	awk 'FNR == NR { if ($1 == "K") K[$2 " " $3] = $4; if ($1 == "tau") tau[$2] = $3; next }
 		/^#KIND/ { k = $2 } /^#/ { next }
 		k == "milestones" { print ($3 - tau[$1]) / $4 >> "z.tau" }
@@ -252,7 +252,7 @@ t gap-quiet 0 'milestone-kmat -q gap.txt > /dev/null'
 ok gap-quiet-silent test ! -s gap-quiet.err
 t gap-target-flag 0 'milestone-kmat -T -f 2 gap.txt > gap2.k'
 ok gap-target-key grep -qx '#TARGET 2' gap2.k
-t_pipe gap-qstat 1 'milestone-kmat -q gap.txt | qstat-mfpt -s 0 -f 4'
+t_pipe gap-qstat 1 'milestone-kmat -q gap.txt | qstat-mfpt -i 0 -f 4'
 ok gap-qstat-names grep -q 'milestone 3 has no transitions out' gap-qstat.err
 
 # ---- disconnected and singular K: exit 1, naming the milestones -------------------
@@ -260,12 +260,12 @@ printf 'K 0 1 1\nK 1 0 1\nK 2 3 1\nK 3 2 1\ntau 0 1\ntau 1 1\ntau 2 1\ntau 3 1\n
 t dis-blocks 1 'qstat-mfpt -b none dis.txt'
 ok dis-blocks-names grep -q 'milestones 2 3 cannot be reached from milestone 0' dis-blocks.err
 printf 'K 0 1 1\nK 1 0 0.5\nK 1 2 0.5\nK 2 1 1\ntau 0 1\ntau 1 1\ntau 2 1\ntau 3 1\n' > iso.txt
-t dis-isolated 1 'qstat-mfpt -s 0 -f 2 iso.txt'
+t dis-isolated 1 'qstat-mfpt -i 0 -f 2 iso.txt'
 ok dis-isolated-names grep -q 'milestone 3 cannot be reached' dis-isolated.err
 printf 'K 0 1 1\nK 1 0 1\nK 2 1 0.5\nK 2 0 0.5\ntau 0 1\ntau 1 1\ntau 2 1\n' > oneway.txt
 t dis-oneway 1 'qstat-mfpt -b none oneway.txt'
 ok dis-oneway-names grep -q 'milestone 2 cannot be reached from milestone 0' dis-oneway.err
-t dis-no-rows 1 'qstat-mfpt -b none -s 0 -f 2 k3.txt'
+t dis-no-rows 1 'qstat-mfpt -b none -i 0 -f 2 k3.txt'
 ok dis-no-rows-names grep -q 'milestone 2 has no transitions out' dis-no-rows.err
 # a transition of 1e-300 beside 1 - 1e-300 = 1: I - K is singular in
 # doubles for LU (GSL's band and dense paths), which say so naming it;
@@ -278,14 +278,14 @@ chain_mfpt() {	# chain_mfpt FILE LAST: MFPT 0 -> LAST of a chain, by the recursi
 		END { for (k = 0; k < f; k++) { h = (tau[k] + (k ? K[k, k - 1] * h : 0)) / K[k, k + 1]; s += h }
 			printf "%.17g", s }' "$1"
 }
-t singular-chain 0 'qstat-mfpt -s 0 -f 3 sing.txt > sing.out'
+t singular-chain 0 'qstat-mfpt -i 0 -f 3 sing.txt > sing.out'
 ok singular-chain-exact awk -v w="$(chain_mfpt sing.txt 3)" 'NR == 1 { d = ($1 - w) / w; exit !(d < 1e-13 && d > -1e-13) }' sing.out
 for s in band dense; do
-	t singular-$s 1 "qstat-mfpt --solver $s -s 0 -f 3 sing.txt"
+	t singular-$s 1 "qstat-mfpt --solver $s -i 0 -f 3 sing.txt"
 	ok singular-$s-names grep -q 'numerically singular.*K\[1\]\[2\] = 1e-300' singular-$s.err
 done
 sed 's/1e-300/1e-320/' sing.txt > sing-over.txt
-t singular-overflow 1 'qstat-mfpt -s 0 -f 3 sing-over.txt'
+t singular-overflow 1 'qstat-mfpt -i 0 -f 3 sing-over.txt'
 ok singular-overflow-names grep -q 'numerically singular.*K\[1\]\[2\] = 1e-320' singular-overflow.err
 # a long chain over high barriers (MFPT / tau ~ 1e9 over 2000 milestones):
 # the chain solve and the recycling identity keep their digits
@@ -293,7 +293,7 @@ awk 'BEGIN { n = 2000; print "K 0 1 1\ntau 0 0.5"
 	for (i = 1; i < n - 1; i++) { up = 1 / (1 + exp(4 * sin(0.0188 * (i + 0.5)) - 4 * sin(0.0188 * (i - 0.5))))
 		print "K", i, i + 1, up "\nK", i, i - 1, 1 - up "\ntau", i, 0.5 }
 	print "K", n - 1, n - 2, 1 "\ntau", n - 1, 0.5 }' > long.txt
-t long-chain 0 'qstat-mfpt -s 0 -f 1999 long.txt > long.out'
+t long-chain 0 'qstat-mfpt -i 0 -f 1999 long.txt > long.out'
 LONG=$(chain_mfpt long.txt 1999)
 ok long-chain-exact awk -v w="$LONG" 'NR == 1 { d = ($1 - w) / w; exit !(d < 1e-12 && d > -1e-12) }' long.out
 ok long-chain-recycle awk -v w="$LONG" '/^#KIND mfpt/ { k = 1 } k && !/^#/ { d = ($5 - w) / w; exit !(d < 1e-12 && d > -1e-12) }' long.out
@@ -361,24 +361,30 @@ t q-binary-garbage 65 'qstat-mfpt q-binary.bin'
 t q-no-file 66 'qstat-mfpt no-such-file'
 # rows summing to 1 within 1e-6 are renormalised
 printf 'K 0 1 1\nK 1 0 0.3333333\nK 1 2 0.6666667\nK 2 1 1\ntau 0 1\ntau 1 1\ntau 2 1\n' > thirds.txt
-t q-thirds 0 'qstat-mfpt -s 0 -f 2 thirds.txt > thirds.out'
+t q-thirds 0 'qstat-mfpt -i 0 -f 2 thirds.txt > thirds.out'
 near q-thirds-mfpt "$(first thirds.out)" 3 1e-6
 
 # ---- usage: 64 --------------------------------------------------------------------
-t_usage q-start-alone 'qstat-mfpt -s 0 flat.txt'
+t_usage q-start-alone 'qstat-mfpt -i 0 flat.txt'
 t_usage q-target-alone 'qstat-mfpt -f 3 flat.txt'
+# the start milestone was -s and the seed -S: the old spelling fails loudly
+# (-s is the seed now, and -f needs -i)
+t_usage q-old-start 'qstat-mfpt -s 0 -f 10 flat.txt'
+ok q-old-start-says grep -q -- '-i and -f go together' q-old-start.err
+t_usage q-old-seed 'qstat-mfpt -B 10 -S 7 -i 0 -f 10 flat.txt'
+t_usage q-bad-seed 'qstat-mfpt -s -1 flat.txt'
 t_usage q-bad-boundary 'qstat-mfpt -b sideways flat.txt'
 t_usage q-bad-source 'qstat-mfpt -b recycle=x flat.txt'
 t_usage q-bad-solver 'qstat-mfpt --solver lu flat.txt'
 t_usage q-bad-units 'qstat-mfpt -u eV flat.txt'
 t_usage q-two-files 'qstat-mfpt flat.txt flat.txt'
 t_usage q-unknown 'qstat-mfpt -Z'
-t q-start-range 64 'qstat-mfpt -s 11 -f 10 flat.txt'
-t q-target-range 64 'qstat-mfpt -s 0 -f 11 flat.txt'
-t q-start-is-target 64 'qstat-mfpt -s 3 -f 3 flat.txt'
-t q-source-is-target 64 'qstat-mfpt -b recycle=10 -s 0 -f 10 flat.txt'
+t q-start-range 64 'qstat-mfpt -i 11 -f 10 flat.txt'
+t q-target-range 64 'qstat-mfpt -i 0 -f 11 flat.txt'
+t q-start-is-target 64 'qstat-mfpt -i 3 -f 3 flat.txt'
+t q-source-is-target 64 'qstat-mfpt -b recycle=10 -i 0 -f 10 flat.txt'
 t q-kcal-needs-temp 64 'qstat-mfpt -u kcal flat.txt'
-t q-bootstrap-needs-counts 64 'qstat-mfpt -B 10 -s 0 -f 10 flat.txt'
+t q-bootstrap-needs-counts 64 'qstat-mfpt -B 10 -i 0 -f 10 flat.txt'
 # a cycle i -> i + 2 (mod 9): connected, not tridiagonal
 awk 'BEGIN { for (i = 0; i < 9; i++) print "K", i, (i + 2) % 9, 1 "\ntau", i, 1 }' > jump.txt
 t q-tridiag-forced 64 'qstat-mfpt -b none --solver tridiag jump.txt'
@@ -392,7 +398,7 @@ ok kmat-version-text grep -qx 'milestone-kmat (fek) [0-9][0-9.]*' kv.out
 # ---- write errors -------------------------------------------------------------------
 if [ -w /dev/full ]; then
 	t kmat-write-error 74 'milestone-kmat flat-tr.txt > /dev/full'
-	t q-write-error 74 'qstat-mfpt -s 0 -f 10 flat.txt > /dev/full'
+	t q-write-error 74 'qstat-mfpt -i 0 -f 10 flat.txt > /dev/full'
 else
 	skip write-errors 'no /dev/full'
 fi

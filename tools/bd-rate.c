@@ -74,22 +74,15 @@ main(int argc, char **argv)
 	struct tid *ids = NULL;
 	double dist[MAXDIST], runv[NRUNKEYS], v, kdb = 0, kdq = 0;
 	long long n = 0, cap = 0, nostart = 0;
-	int ndist = 0, text = 0, quiet = 0, verbose = 0, nerr = 0, c;
+	struct fek_common com;
+	int ndist = 0, nerr = 0, c;
 	int nsect = 0;
 	FILE *outfp;
 
 	fek_setprogname(argv[0]);
+	memset(&com, 0, sizeof com);
 	while ((c = getopt_long(argc, argv, "hqTv", lopts, NULL)) != -1) {
 		switch (c) {
-		case 'q':
-			quiet = 1;
-			break;
-		case 'T':
-			text = 1;
-			break;
-		case 'v':
-			verbose = 1;
-			break;
 		case OPT_DIST: {
 			char *save = NULL, *copy = strdup(optarg);
 
@@ -107,12 +100,9 @@ main(int argc, char **argv)
 			free(copy);
 			break;
 		}
-		case FEK_OPT_VERSION:
-			fek_version_exit();
-		case 'h':
-			usage(0);
 		default:
-			usage(FEK_EX_USAGE);
+			nerr += fek_opt_common(c, optarg, &com, usage);
+			break;
 		}
 	}
 	if (nerr)
@@ -208,7 +198,7 @@ main(int argc, char **argv)
 			    "reaction distance %g A (trajectories ended "
 			    "there)", dist[k], runv[4]);
 	outfp = fek_outbuf_open();
-	fek_writer_init(&w, outfp, text);
+	fek_writer_init(&w, outfp, com.text);
 	fek_hdr_init(&h, "bdrate");
 	h.rows = ndist;
 	fek_hdr_addcol(&h, "dist", FEK_F64, "A");
@@ -266,7 +256,7 @@ main(int argc, char **argv)
 		row[11] = rt.k_hi;
 		if (fek_write_rows(&w, row, 1) != 0)
 			fek_die();
-		if (verbose)
+		if (com.verbose)
 			fprintf(stderr, "bd-rate: d %g A: %lld trajectories, "
 			    "%lld reacted, %lld escaped, %lld stuck; beta "
 			    "%.6g [%.6g, %.6g], beta_inf %.6g, k_on %.5g "
@@ -274,11 +264,11 @@ main(int argc, char **argv)
 			    rt.reacted, rt.escaped, rt.stuck, rt.beta,
 			    rt.beta_lo, rt.beta_hi, rt.beta_inf, rt.k,
 			    rt.k_lo, rt.k_hi);
-		if (!quiet && k == 0 && rt.stuck > 0)
+		if (!com.quiet && k == 0 && rt.stuck > 0)
 			fek_warnx("%lld stuck trajectories left out of beta",
 			    rt.stuck);
 	}
-	if (!quiet && nostart > 0)
+	if (!com.quiet && nostart > 0)
 		fek_warnx("%lld trajectories without a start left out",
 		    nostart);
 	if (fek_end_section(&w) != 0)

@@ -170,9 +170,11 @@ main(int argc, char **argv)
 	unsigned char *is_target, *reach, *nodata, *stuck;
 	double invalid = 0, limited = 0, row[8];
 	char targets[256] = "";
-	int c, nerr = 0, text = 0, verbose = 0;
+	struct fek_common com;
+	int c, nerr = 0;
 
 	fek_setprogname(argv[0]);
+	memset(&com, 0, sizeof com);
 	memset(&in, 0, sizeof in);
 	fek_hdr_init(&in.first, NULL);
 	while ((c = getopt_long(argc, argv, "f:hqTv", longopts, NULL)) != -1) {
@@ -180,21 +182,9 @@ main(int argc, char **argv)
 		case 'f':
 			nerr += fek_milestone_parse_targets(optarg, &tg, &ntg);
 			break;
-		case 'q':
-			fek_set_quiet(1);
-			break;
-		case 'T':
-			text = 1;
-			break;
-		case 'v':
-			verbose = 1;
-			break;
-		case FEK_OPT_VERSION:
-			fek_version_exit();
-		case 'h':
-			usage(0);
 		default:
-			usage(FEK_EX_USAGE);
+			nerr += fek_opt_common(c, optarg, &com, usage);
+			break;
 		}
 	}
 	if (nerr)
@@ -260,7 +250,7 @@ main(int argc, char **argv)
 		    "the observed transitions", strchr(fek_milestone_list(stuck,
 		    in.n),
 		    ' ') ? "s" : "", fek_milestone_list(stuck, in.n), targets);
-	if (verbose)
+	if (com.verbose)
 		fprintf(stderr, "milestone-kmat: %.0f records in %ld "
 		    "section%s, %ld milestones, %ld pairs i -> j, time unit "
 		    "%s\n", in.records, in.sections, in.sections > 1 ? "s" :
@@ -277,7 +267,7 @@ main(int argc, char **argv)
 	fek_hdr_addcol(&hm, "ninvalid", FEK_I64, "1");
 	fek_hdr_addcol(&hm, "reaches", FEK_I32, "1");
 	set_keys(&hm, &in, targets, invalid, limited, argc, argv);
-	fek_writer_init(&w, stdout, text);
+	fek_writer_init(&w, stdout, com.text);
 	if (fek_begin_section(&w, &hm) < 0)
 		fek_die();
 	for (i = 0; i < in.n; i++) {

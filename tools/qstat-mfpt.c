@@ -33,8 +33,8 @@ usage(int code)
 	FILE *fp = code ? stderr : stdout;
 
 	fprintf(fp, "usage: qstat-mfpt [-qv] [-B trials] "
-	    "[-b reflect|recycle[=source]|none] [-S seed]\n"
-	    "                  [-s start -f target[,target...]] [-t kelvin] "
+	    "[-b reflect|recycle[=source]|none] [-s seed]\n"
+	    "                  [-i start -f target[,target...]] [-t kelvin] "
 	    "[-u kcal|kJ|kT]\n"
 	    "                  [--solver auto|tridiag|band|dense] [file]\n");
 	exit(code);
@@ -83,7 +83,6 @@ main(int argc, char **argv)
 {
 	enum { OPT_SOLVER = 256 };
 	static const struct option longopts[] = {
-		{ "seed", required_argument, NULL, 'S' },
 		{ "solver", required_argument, NULL, OPT_SOLVER },
 		{ "units", required_argument, NULL, 'u' },
 		FEK_LONGOPTS_COMMON,
@@ -99,20 +98,23 @@ main(int argc, char **argv)
 	enum fek_milestone_solver used;
 	const char *path = "-", *v;
 	unsigned char *is_target = NULL;
-	long trials = 0, seed = 1, start = -1, *tg = NULL, ntg = 0, i, n;
+	struct fek_common com;
+	long trials = 0, start = -1, *tg = NULL, ntg = 0, i, n;
 	double temp = 0;
 	char bcname[64], targets[200];
-	int c, nerr = 0, verbose = 0, quiet = 0, have_source = 0, have_t = 0;
+	int c, nerr = 0, have_source = 0, have_t = 0;
 	int pass;
 
 	fek_setprogname(argv[0]);
+	memset(&com, 0, sizeof com);
+	com.seed = 1;
 	memset(&rq, 0, sizeof rq);
 	memset(&sp, 0, sizeof sp);
 	rq.bc.kind = FEK_MILESTONE_BC_REFLECT;
 	rq.start = -1;
 	rq.target = -1;
 	rq.how = FEK_MILESTONE_SOLVE_AUTO;
-	while ((c = getopt_long(argc, argv, "B:b:f:hqS:s:t:u:v", longopts,
+	while ((c = getopt_long(argc, argv, "B:b:f:hi:qs:t:u:v", longopts,
 	    NULL)) != -1) {
 		switch (c) {
 		case 'B':
@@ -125,16 +127,8 @@ main(int argc, char **argv)
 		case 'f':
 			nerr += fek_milestone_parse_targets(optarg, &tg, &ntg);
 			break;
-		case 'q':
-			fek_set_quiet(1);
-			quiet = 1;
-			break;
-		case 'S':
-			nerr += fek_opt_long(optarg, 0, 0x7fffffffffffffffL,
-			    "-S", &seed);
-			break;
-		case 's':
-			nerr += fek_opt_long(optarg, 0, 2147483646L, "-s",
+		case 'i':
+			nerr += fek_opt_long(optarg, 0, 2147483646L, "-i",
 			    &start);
 			break;
 		case 't':
@@ -145,9 +139,6 @@ main(int argc, char **argv)
 		case 'u':
 			nerr += fek_opt_unit(optarg, 1, "-u", &unit);
 			break;
-		case 'v':
-			verbose = 1;
-			break;
 		case OPT_SOLVER:
 			if (fek_milestone_solver_parse(optarg, &rq.how) < 0) {
 				fek_warnx("--solver: '%s' is not auto, tridiag, "
@@ -155,16 +146,13 @@ main(int argc, char **argv)
 				nerr++;
 			}
 			break;
-		case FEK_OPT_VERSION:
-			fek_version_exit();
-		case 'h':
-			usage(0);
 		default:
-			usage(FEK_EX_USAGE);
+			nerr += fek_opt_common(c, optarg, &com, usage);
+			break;
 		}
 	}
 	if ((start >= 0) != (ntg > 0)) {
-		fek_warnx("-s and -f go together: a start and a target");
+		fek_warnx("-i and -f go together: a start and a target");
 		nerr++;
 	}
 	if (argc - optind > 1) {
@@ -197,7 +185,7 @@ main(int argc, char **argv)
 		    "or TEMP in the input", unit == FEK_KCAL ? "kcal" : "kJ");
 	rq.kT = unit == FEK_KT ? 1 : fek_kb(unit) * temp;
 	if (start >= n)
-		fek_errx(FEK_EX_USAGE, "-s: milestone %ld is outside 0..%ld",
+		fek_errx(FEK_EX_USAGE, "-i: milestone %ld is outside 0..%ld",
 		    start, n - 1);
 	is_target = fek_alloc((size_t)n, 1);
 	for (i = 0; i < ntg; i++) {
@@ -279,7 +267,7 @@ main(int argc, char **argv)
 			    "finite MFPT from %ld)", res.nfrom_failed,
 			    res.nfrom_failed > 1 ? "s" : "", start);
 	}
-	if (verbose)
+	if (com.verbose)
 		fprintf(stderr, "qstat-mfpt: %ld milestones, %ld transitions, "
 		    "solver %s, boundary %s, analysis %.3f s\n", n,
 		    in.m.row[n], fek_milestone_solver_name(used), bcname,
@@ -288,14 +276,15 @@ main(int argc, char **argv)
 	if (trials > 0) {
 		clock_gettime(CLOCK_MONOTONIC, &t0);
 		if (fek_milestone_bootstrap(&in.m, &rq, &res, trials,
-		    (unsigned long long)seed, &sp, verbose || (!quiet &&
-		    isatty(STDERR_FILENO)) ? progress : NULL) < 0)
+		    (unsigned long long)com.seed, &sp, com.verbose ||
+		    (!com.quiet && isatty(STDERR_FILENO)) ? progress : NULL) <
+		    0)
 			fek_die();
 		clock_gettime(CLOCK_MONOTONIC, &t1);
 		if (sp.failed)
 			fek_warnx("bootstrap: %ld of %ld trials were left out "
 			    "(the first: %s)", sp.failed, trials, sp.why);
-		if (verbose)
+		if (com.verbose)
 			fprintf(stderr, "qstat-mfpt: bootstrap: %ld trials, "
 			    "%.3f s\n", trials, (t1.tv_sec - t0.tv_sec) +
 			    1e-9 * (t1.tv_nsec - t0.tv_nsec));
@@ -309,7 +298,7 @@ main(int argc, char **argv)
 	rp.targets = targets;
 	rp.used = used;
 	rp.trials = trials;
-	rp.seed = seed;
+	rp.seed = com.seed;
 	rp.temp = temp;
 	rp.unit = unit;
 	rp.argc = argc;

@@ -24,6 +24,7 @@
 #include <stdio.h>
 
 #include "core/blocking.h"
+#include "core/fek.h"
 #include "bar/pert.h"
 
 enum fek_method { FEK_M_TPI, FEK_M_DEL, FEK_M_OS, FEK_M_BAR, FEK_NMETHOD };
@@ -77,5 +78,39 @@ long	fek_trace_points(const struct fek_pert *p, long **out);
  * row -1 at the end.  -1 with fek_seterr(74) on a write error. */
 int	fek_trace_write(FILE *fp, const struct fek_pert *p, const int *want,
 	    int argc, char **argv, void (*progress)(long row, long n));
+/* The same section into the file path, made whole before the file is
+ * opened.  -1 with fek_seterr(74) when path cannot be written, (70) when
+ * the trace cannot be buffered. */
+int	fek_trace_save(const char *path, const struct fek_pert *p,
+	    const int *want, int argc, char **argv,
+	    void (*progress)(long row, long n));
+
+/* check.c: the estimates est[m] of the methods in want are refused, -1 with
+ * fek_seterr(1) naming each, when n_eff < nmin (a poor overlap); else 0,
+ * after a warning for blocking without a plateau and for a BAR that the
+ * samples beyond a histogram's range could move. */
+int	fek_bar_check(const struct fek_pert *p, const int *want,
+	    const struct fek_estimate *est, double nmin);
+
+/* report.c: bar-solve's report of the estimates est[m] of the methods in
+ * want: a header, one row per method, the overlap line and the blocking
+ * line. */
+struct fek_bar_report {
+	const struct fek_pert *p;
+	const int *want;		/* [FEK_NMETHOD] flags */
+	const struct fek_estimate *est;	/* [FEK_NMETHOD] */
+	int have_unit;			/* mu and sd_mu columns, */
+	enum fek_unit unit;		/* in this unit, */
+	double kT;			/* the size of kT in it */
+	int have_f;			/* f and sd_f columns (Eq. 10): */
+	double fscale;			/* f = fscale exp(beta mu) */
+	int f_bar;			/* f in bar, else f/kT in rho's unit */
+};
+/* -1 with fek_seterr(70) when a value to write is NaN. */
+int	fek_bar_report_write(FILE *fp, const struct fek_bar_report *r);
+/* The blocking curve of method m's estimate e, one "prog: " line a
+ * level (bar-solve -v). */
+void	fek_bar_blocking_write(FILE *fp, const struct fek_pert *p,
+	    const struct fek_estimate *e, int m);
 
 #endif

@@ -84,6 +84,16 @@ int	fek_pert_input_section(struct fek_pert_input *in, struct fek_reader *r,
 int	fek_pert_build(struct fek_pert_input *in, struct fek_pert *p);
 void	fek_pert_input_free(struct fek_pert_input *in);
 
+/* read.c: the files paths[0 .. nfiles-1] in turn (standard input when
+ * nfiles is 0, or for "-") as one stream, through the functions above,
+ * into p.  -1 with the reader's message (65, 66) or fek_pert_build's. */
+int	fek_pert_read(int nfiles, char **paths, struct fek_pert *p);
+/* read.c: every value of a file of work values in kT: plain numbers, one
+ * a line, or fek(5) sections of one column; malloc'd, their number in *n.
+ * NULL with fek_seterr(65) for other columns or none at all, (66) when the
+ * file cannot be opened. */
+double	*fek_work_read(const char *path, long *n);
+
 /* Work values in kT (pymbar's convention): forward w_F from state A's
  * samples, reverse w_R from B's.  Each value is its own configuration;
  * the two series are independent (not aligned).  -1 (65) on -inf. */

@@ -3,8 +3,9 @@
  * (Daly, Benziger, Debenedetti and Panagiotopoulos, Comput. Phys. Commun.
  * 183, 2054 (2012), Eqs. 1-6; their errors as bar.h says) over growing
  * prefixes of the data (fek_trace_points), as a fek(5) convergence
- * section.
+ * section; fek_trace_save writes it to a file.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -100,3 +101,38 @@ fail:
 	return -1;
 }
 
+
+/* The whole trace is made before the file is opened, so that a failure
+ * leaves no file behind. */
+int
+fek_trace_save(const char *path, const struct fek_pert *p, const int *want,
+    int argc, char **argv, void (*progress)(long row, long n))
+{
+	FILE *fp;
+	char *buf = NULL;
+	size_t len = 0;
+	int rc = -1;
+
+	if ((fp = open_memstream(&buf, &len)) == NULL)
+		return fek_seterr(FEK_EX_SOFTWARE, "cannot buffer the trace");
+	if (fek_trace_write(fp, p, want, argc, argv, progress) < 0) {
+		fclose(fp);
+		free(buf);
+		return -1;
+	}
+	if (fclose(fp) != 0) {
+		free(buf);
+		return fek_seterr(FEK_EX_SOFTWARE, "cannot buffer the trace");
+	}
+	if ((fp = fopen(path, "w")) == NULL)
+		fek_seterr(FEK_EX_IOERR, "%s: %s", path, strerror(errno));
+	else if (len && fwrite(buf, 1, len, fp) != len) {
+		fek_seterr(FEK_EX_IOERR, "%s: write error", path);
+		fclose(fp);
+	} else if (fclose(fp) != 0)
+		fek_seterr(FEK_EX_IOERR, "%s: %s", path, strerror(errno));
+	else
+		rc = 0;
+	free(buf);
+	return rc;
+}
