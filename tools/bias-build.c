@@ -42,8 +42,10 @@ window_mean(const char *name, long section, const struct fek_grid *g,
 	for (k = 0; k < n; k++) {
 		double b = rows[2 * k], c = rows[2 * k + 1];
 
-		if (!fek_hist_row_ok(b, c, g->nbins))
-			fek_hist_bad_row(name, section, k + 1, b, c, g->nbins);
+		if (!fek_hist_row_ok(b, c, g->nbins)) {
+			fek_hist_row_err(name, section, k + 1, b, c, g->nbins);
+			fek_die();
+		}
 		fek_bias_mean_add(g, win, (long long)b, c, acc);
 		total += c;
 	}
