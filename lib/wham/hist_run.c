@@ -199,8 +199,9 @@ pending_grow(struct pending *p, int ndim)
 	}
 }
 
-/* Read the points of r's current section (header h, grid g) after the
- * pending ones; -1 with fek_seterr for a short or non-finite input. */
+/* Read the points of r's current section (grid g) after the pending
+ * ones, and their count into *nrows; -1 with fek_seterr for a short or
+ * non-finite input. */
 static int
 read_points(struct fek_reader *r, const struct fek_grid *g,
     struct pending *p, const char *where, long long *nrows)
@@ -307,10 +308,10 @@ fek_hist_run(const struct fek_hist_job *job, enum fek_device dev)
 {
 	int i;
 
-	if (dev == FEK_DEV_GPU)
-		return run_gpu(job);
 	if (job->meta != NULL)
 		return fek_hist_metadata(job);
+	if (dev == FEK_DEV_GPU)
+		return run_gpu(job);
 	if (job->npaths == 0)
 		return from_stream("-", job);
 	for (i = 0; i < job->npaths; i++)

@@ -19,7 +19,7 @@ struct fek_hist_job {
 	int nb;
 	int ineff;			/* -g: each window's INEFFICIENCY key
 					   from its series (core/ineff.h) */
-	char **paths;			/* fek streams, read in turn as one */
+	char **paths;			/* fek streams, read as one */
 	int npaths;			/* 0: standard input */
 	/* -m: a Grossfield metadata file instead of the streams */
 	const char *meta;
@@ -33,16 +33,16 @@ struct fek_hist_job {
 };
 
 /* Bin job's windows on dev (FEK_DEV_CPU or FEK_DEV_GPU, as
- * fek_device_resolve settled it; a metadata file is binned on the CPU
- * only, which the caller tells fek_device_resolve) and write their
- * histogram sections to job->w in input order.  On the GPU the samples
- * sections are binned a batch at a time (kernels/wham/hist.cu, through
- * hist_gpu.h); the output is the same.  0, or -1 with fek_seterr; the
- * sections of the windows before the failing one are written first, and
- * their warnings given. */
+ * fek_device_resolve settled it) and write their histogram sections to
+ * job->w in input order.  On the GPU the samples sections are binned a
+ * batch at a time (kernels/wham/hist.cu, through hist_gpu.h); the output
+ * is the same.  A metadata file is binned on the CPU whatever dev says
+ * (the caller tells fek_device_resolve that it has no GPU path).  0, or
+ * -1 with fek_seterr; the sections of the windows before the failing one
+ * are written first, and their warnings given. */
 int	fek_hist_run(const struct fek_hist_job *job, enum fek_device dev);
 
-/* ---- shared by the two readers (hist_write.c, hist_meta.c) ---------- */
+/* ---- hist_write.c and hist_meta.c, for hist_run.c ----------------- */
 
 /* One histogram section: the keys of in (a samples section's header), the
  * grid g, NSAMPLES, DROPPED and job's PROV; nnz (bin, count) rows.  A
