@@ -42,8 +42,10 @@ window_mean(const char *name, long section, const struct fek_grid *g,
 	for (k = 0; k < n; k++) {
 		double b = rows[2 * k], c = rows[2 * k + 1];
 
-		if (!fek_hist_row_ok(b, c, g->nbins))
-			fek_hist_bad_row(name, section, k + 1, b, c, g->nbins);
+		if (!fek_hist_row_ok(b, c, g->nbins)) {
+			fek_hist_row_err(name, section, k + 1, b, c, g->nbins);
+			fek_die();
+		}
 		fek_bias_mean_add(g, win, (long long)b, c, acc);
 		total += c;
 	}
@@ -134,9 +136,10 @@ main(int argc, char **argv)
 		FEK_LONGOPTS_COMMON,
 		{ NULL, 0, NULL, 0 }
 	};
+	struct fek_common com = { 0 };
 	struct fek_writer w;
 	FILE *out;
-	int c, text = 0, i;
+	int c, i;
 
 	fek_setprogname(argv[0]);
 	while ((c = getopt_long(argc, argv, "achqTw", longopts, NULL)) != -1) {
@@ -147,25 +150,16 @@ main(int argc, char **argv)
 		case 'c':
 			how = FEK_BIAS_CENTRE;
 			break;
-		case 'q':
-			fek_set_quiet(1);
-			break;
-		case 'T':
-			text = 1;
-			break;
 		case 'w':
 			how = FEK_BIAS_WEIGHTED;
 			break;
-		case FEK_OPT_VERSION:
-			fek_version_exit();
-		case 'h':
-			usage(0);
-		default:
-			usage(FEK_EX_USAGE);
+		default:	/* -q -T -h --version */
+			(void)fek_opt_common(c, optarg, &com, usage);
+			break;
 		}
 	}
 	out = fek_outbuf_open();
-	fek_writer_init(&w, out, text);
+	fek_writer_init(&w, out, com.text);
 	w.name = "stdout";
 	if (optind == argc)
 		build("-", &w, argc, argv);

@@ -71,13 +71,14 @@ main(int argc, char **argv)
 	struct fek_header h, out;
 	struct fek_grid g, og;
 	struct fek_writer w;
+	struct fek_common com = { .text = 1 };	/* text unless -B */
 	enum fek_unit unit = FEK_KCAL, eu;
 	const char *axes = NULL, *zero = NULL, *path = "-", *v;
 	double temp, *rows, *lnp, *sd = NULL, *marg, *F, *sdF = NULL, *row, kT;
 	double z[FEK_MAXDIM];
 	long long nb, b, zb = -1;
 	long idx[FEK_MAXDIM];
-	int c, nerr = 0, binary = 0, keep[FEK_MAXDIM], nkeep, d, k, rc;
+	int c, nerr = 0, keep[FEK_MAXDIM], nkeep, d, k, rc;
 	int clnp = 0, csd = -1, ncol, nc;
 
 	fek_setprogname(argv[0]);
@@ -85,17 +86,11 @@ main(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "Bhm:qTu:z:", longopts, NULL)) !=
 	    -1) {
 		switch (c) {
-		case 'B':
-			binary = 1;
+		case 'B':	/* the last of -B and -T counts */
+			com.text = 0;
 			break;
 		case 'm':
 			axes = optarg;
-			break;
-		case 'q':
-			fek_set_quiet(1);
-			break;
-		case 'T':
-			binary = 0;
 			break;
 		case 'u':
 			nerr += fek_opt_unit(optarg, 1, "-u", &unit);
@@ -103,12 +98,9 @@ main(int argc, char **argv)
 		case 'z':
 			zero = optarg;
 			break;
-		case FEK_OPT_VERSION:
-			fek_version_exit();
-		case 'h':
-			usage(0);
-		default:
-			usage(FEK_EX_USAGE);
+		default:	/* -q -T -h --version */
+			nerr += fek_opt_common(c, optarg, &com, usage);
+			break;
 		}
 	}
 	if (argc - optind > 1) {
@@ -242,7 +234,7 @@ main(int argc, char **argv)
 	if (sdF && (v = fek_hdr_get(&h, "BOOTSTRAP", 0)) != NULL)
 		fek_hdr_add(&out, "BOOTSTRAP", "%s", v);
 	fek_hdr_prov(&out, argc, argv);
-	fek_writer_init(&w, stdout, !binary);
+	fek_writer_init(&w, stdout, com.text);
 	if (fek_begin_section(&w, &out) < 0)
 		fek_die();
 	/* all rows in one call (formatted in parallel), a blank line

@@ -107,6 +107,7 @@ main(int argc, char **argv)
 	const char *formula = NULL, *reffile = NULL, *cutarg = NULL;
 	struct table t, rt;
 	struct fek_rmsd res;
+	struct fek_common com = { 0 };
 	enum fek_unit unit = FEK_KCAL, eunit = FEK_KCAL;
 	fek_expr *e = NULL;
 	double cutoff = HUGE_VAL, fail = HUGE_VAL, *ref, scale;
@@ -143,9 +144,6 @@ main(int argc, char **argv)
 		case 'p':
 			formula = optarg;
 			break;
-		case 'q':
-			fek_set_quiet(1);
-			break;
 		case 'u':
 			nerr += fek_opt_unit(optarg, 1, "-u", &unit);
 			break;
@@ -153,12 +151,9 @@ main(int argc, char **argv)
 			nerr += fek_opt_double(optarg, 0, HUGE_VAL,
 			    "--fail-above", &fail);
 			break;
-		case FEK_OPT_VERSION:
-			fek_version_exit();
-		case 'h':
-			usage(0);
-		default:
-			usage(FEK_EX_USAGE);
+		default:	/* -q -h --version */
+			nerr += fek_opt_common(c, optarg, &com, usage);
+			break;
 		}
 	}
 	if ((formula != NULL) == (reffile != NULL)) {

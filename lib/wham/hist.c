@@ -454,11 +454,3 @@ fek_hist_row_err(const char *name, long section, long long row, double b,
 	return fek_seterr(FEK_EX_DATA, "%s: section %ld: row %lld: count %g "
 	    "is not a finite count >= 0", name, section, row, c);
 }
-
-void
-fek_hist_bad_row(const char *name, long section, long long row, double b,
-    double c, long long nbins)
-{
-	(void)fek_hist_row_err(name, section, row, b, c, nbins);
-	fek_die();
-}

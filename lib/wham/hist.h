@@ -31,7 +31,7 @@ long long fek_hist_nonzero(const struct fek_hist *h);
  * (half the bytes of the stream for any grid under 2^31 bins). */
 struct fek_header;
 /* A histogram row's bin b is on a grid of nbins bins and its count c is a
- * finite count >= 0; else fek_hist_bad_row says which is wrong. */
+ * finite count >= 0; else fek_hist_row_err says which is wrong. */
 static inline int
 fek_hist_row_ok(double b, double c, long long nbins)
 {
@@ -43,9 +43,6 @@ fek_hist_row_ok(double b, double c, long long nbins)
  * histograms. */
 int	fek_hist_row_err(const char *name, long section, long long row,
 	    double b, double c, long long nbins);
-/* The same message printed, and exit 65 (fek_die), for the tools. */
-void	fek_hist_bad_row(const char *name, long section, long long row,
-	    double b, double c, long long nbins) __attribute__((noreturn));
 void	fek_hist_columns(struct fek_header *h, long long nbins,
 	    const double *rows, long long nnz);
 
