@@ -239,6 +239,10 @@ t rate-empty 65 "bd-rate < /dev/null"
 # every trajectory stuck: no beta (exit 1)
 t all-stuck 0 "$SH -n 4 --max-steps 2 n.pqr - n.pqr - one.rxn > stuck.txt"
 t rate-stuck 1 "bd-rate stuck.txt"
+ok all-stuck-warns grep -q 'trajectories stuck' all-stuck.err
+# -q silences warnings, as in every tool (fek(7))
+t all-stuck-quiet 0 "$SH -q -n 4 --max-steps 2 n.pqr - n.pqr - one.rxn > stuck-q.txt 2> stuck-q.err"
+ok all-stuck-quiet-silent test ! -s stuck-q.err
 # shards of other temperatures are not one run
 t other-temp 0 "$SH -n 5 -t 310 n.pqr - n.pqr - one.rxn > t310.txt"
 t rate-temp 65 "cat t310.txt all.txt | bd-rate"
