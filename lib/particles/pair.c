@@ -101,7 +101,7 @@ fek_pair_read_table(struct fek_pairpot *pp, int i, int j, const char *path,
 	size_t cap = 0;
 	long nr = 0, cap_r = 0, lineno = 0;
 	double *r = NULL, *u = NULL, *f = NULL;
-	int ncol = -1, rc_ok = 0;
+	int ncol = -1, rc_ok = 0, ret = -1;
 	gsl_interp_accel *acc = NULL;
 	gsl_spline *su = NULL, *sf = NULL;
 	gsl_error_handler_t *old;
@@ -132,7 +132,7 @@ fek_pair_read_table(struct fek_pairpot *pp, int i, int j, const char *path,
 			    *end != '\r')) {
 				fek_seterr(FEK_EX_DATA, "%s: line %ld: not a "
 				    "finite number", path, lineno);
-				goto fail;
+				goto done;
 			}
 			p = end;
 			k++;
@@ -143,18 +143,18 @@ fek_pair_read_table(struct fek_pairpot *pp, int i, int j, const char *path,
 bad_cols:
 			fek_seterr(FEK_EX_DATA, "%s: line %ld: want the columns "
 			    "r u [f] on every row", path, lineno);
-			goto fail;
+			goto done;
 		}
 		ncol = k;
 		if (nr > 0 && !(v[0] > r[nr - 1])) {
 			fek_seterr(FEK_EX_DATA, "%s: line %ld: r = %g does not "
 			    "increase", path, lineno, v[0]);
-			goto fail;
+			goto done;
 		}
 		if (!(v[0] > 0)) {
 			fek_seterr(FEK_EX_DATA, "%s: line %ld: r = %g is not "
 			    "positive", path, lineno, v[0]);
-			goto fail;
+			goto done;
 		}
 		if (nr == cap_r) {
 			cap_r = cap_r ? 2 * cap_r : 256;
@@ -171,18 +171,18 @@ bad_cols:
 	}
 	if (ferror(fp)) {
 		fek_seterr(FEK_EX_NOINPUT, "%s: %s", path, strerror(errno));
-		goto fail;
+		goto done;
 	}
 	if (nr < 4) {
 		fek_seterr(FEK_EX_DATA, "%s: %ld rows; a table needs at least 4",
 		    path, nr);
-		goto fail;
+		goto done;
 	}
 	rc_ok = rc > r[0] && rc <= r[nr - 1] * (1 + 1e-12);
 	if (!rc_ok) {
 		fek_seterr(FEK_EX_DATA, "%s: the cutoff %g is outside the "
 		    "table's r range [%g, %g]", path, rc, r[0], r[nr - 1]);
-		goto fail;
+		goto done;
 	}
 	if (rc > r[nr - 1])
 		rc = r[nr - 1];
@@ -195,7 +195,7 @@ bad_cols:
 	    nr))) {
 		gsl_set_error_handler(old);
 		fek_seterr(FEK_EX_DATA, "%s: GSL could not fit a spline", path);
-		goto fail;
+		goto done;
 	}
 	c = &pp->coef[P(pp, i, j)];
 	c->off = pp->ntab;
@@ -225,16 +225,8 @@ bad_cols:
 	pp->given[P(pp, i, j)] = pp->given[P(pp, j, i)] = 1;
 	free(pp->tabname);
 	pp->tabname = strdup(path);
-	gsl_spline_free(su);
-	gsl_spline_free(sf);
-	gsl_interp_accel_free(acc);
-	free(line);
-	free(r);
-	free(u);
-	free(f);
-	fclose(fp);
-	return 0;
-fail:
+	ret = 0;
+done:
 	gsl_spline_free(su);
 	gsl_spline_free(sf);
 	if (acc)
@@ -244,7 +236,7 @@ fail:
 	free(u);
 	free(f);
 	fclose(fp);
-	return -1;
+	return ret;
 }
 
 int
