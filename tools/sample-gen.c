@@ -122,19 +122,7 @@ parse_args(int argc, char **argv, struct args *a)
 			a->pooled = 1;
 			break;
 		case 'r':
-			if (dom->ndim == FEK_MAXDIM) {
-				fek_warnx("-r: at most %d dimensions",
-				    FEK_MAXDIM);
-				nerr++;
-				break;
-			}
-			if (fek_opt_range(optarg, "-r", &dom->ax[dom->ndim].lo,
-			    &dom->ax[dom->ndim].hi,
-			    &dom->ax[dom->ndim].periodic)) {
-				nerr++;
-				break;
-			}
-			dom->ndim++;
+			nerr += fek_opt_axis(optarg, FEK_MAXDIM, dom);
 			break;
 		case 't':
 			nerr += fek_opt_double(optarg, 1e-6, 1e9, "-t",

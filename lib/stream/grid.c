@@ -1,5 +1,6 @@
 /*
- * grid.c - domains, bins and windows in stream headers (see stream/grid.h).
+ * grid.c - domains, bins and windows in stream headers (see stream/grid.h),
+ * and the -r option that gives a domain one axis at a time.
  */
 #include <errno.h>
 #include <math.h>
@@ -7,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/fek.h"
 #include "stream/grid.h"
 
 int
@@ -92,6 +94,21 @@ fek_grid_write(struct fek_header *h, const struct fek_grid *g)
 			    d ? " " : "", g->ax[d].nbins);
 		fek_hdr_add(h, "BINS", "%s", buf);
 	}
+}
+
+int
+fek_opt_axis(const char *arg, int maxdim, struct fek_grid *dom)
+{
+	struct fek_axis *a = &dom->ax[dom->ndim];
+
+	if (dom->ndim >= maxdim) {
+		fek_warnx("-r: at most %d dimensions", maxdim);
+		return 1;
+	}
+	if (fek_opt_range(arg, "-r", &a->lo, &a->hi, &a->periodic))
+		return 1;
+	dom->ndim++;
+	return 0;
 }
 
 int

@@ -45,6 +45,9 @@ int	fek_grid_read(struct fek_reader *r, const struct fek_header *h,
 	    struct fek_grid *g, int need_bins);
 /* Replace the AXIS and BINS lines of h with those of g. */
 void	fek_grid_write(struct fek_header *h, const struct fek_grid *g);
+/* The option -r lo:hi[:p] as one axis more of dom (at most maxdim): 0, or
+ * a warning and 1, counted like fek_opt_long's (core/options.c). */
+int	fek_opt_axis(const char *arg, int maxdim, struct fek_grid *dom);
 /* Same axes and bins (exactly; they come from the same text). */
 int	fek_grid_same(const struct fek_grid *a, const struct fek_grid *b);
 double	fek_grid_width(const struct fek_grid *g, int d);

@@ -69,21 +69,6 @@ usage(int code)
 	exit(code);
 }
 
-/* -r lo:hi[:p], one axis more. */
-static int
-opt_axis(const char *arg, struct fek_grid *dom)
-{
-	if (dom->ndim == FEK_MD_MAXD) {
-		fek_warnx("-r: at most %d dimensions", FEK_MD_MAXD);
-		return 1;
-	}
-	if (fek_opt_range(arg, "-r", &dom->ax[dom->ndim].lo,
-	    &dom->ax[dom->ndim].hi, &dom->ax[dom->ndim].periodic))
-		return 1;
-	dom->ndim++;
-	return 0;
-}
-
 /* -U and -u: one word. */
 static int
 opt_unit(int c, const char *arg, struct ropts *o)
@@ -139,7 +124,7 @@ ropt(int c, const char *arg, void *ctx)
 		o->pot = arg;
 		return 0;
 	case 'r':
-		return opt_axis(arg, &o->dom);
+		return fek_opt_axis(arg, FEK_MD_MAXD, &o->dom);
 	case 'U':
 	case 'u':
 		return opt_unit(c, arg, o);
