@@ -145,13 +145,9 @@ main(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "achqTw", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'a':
-			how = FEK_BIAS_AVERAGE;
-			break;
 		case 'c':
-			how = FEK_BIAS_CENTRE;
-			break;
 		case 'w':
-			how = FEK_BIAS_WEIGHTED;
+			how = fek_bias_eval_opt(c);
 			break;
 		default:	/* -q -T -h --version */
 			(void)fek_opt_common(c, optarg, &com, usage);

@@ -155,21 +155,15 @@ main(int argc, char **argv)
 	    NULL)) != -1) {
 		switch (c) {
 		case 'a':
-			how = FEK_BIAS_AVERAGE;
-			break;
 		case 'c':
-			how = FEK_BIAS_CENTRE;
+		case 'S':
+		case 'w':
+			how = fek_bias_eval_opt(c);
+			spline_asked |= c == 'S';
 			break;
 		case 'B':
 			nerr += fek_opt_long(optarg, 2, 100000000L, "-B",
 			    &trials);
-			break;
-		case 'S':
-			how = FEK_BIAS_SPLINE;
-			spline_asked = 1;
-			break;
-		case 'w':
-			how = FEK_BIAS_WEIGHTED;
 			break;
 		case OPT_MAXITER:
 			nerr += fek_opt_long(optarg, 1, 1000000000L,

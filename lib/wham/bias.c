@@ -188,6 +188,21 @@ log_weighted(const struct fek_axis *ax, double x0, double width, double c,
 	return lnI - log(len) - log_sinhc(s2e * width);
 }
 
+enum fek_bias_eval
+fek_bias_eval_opt(int c)
+{
+	switch (c) {
+	case 'a':
+		return FEK_BIAS_AVERAGE;
+	case 'w':
+		return FEK_BIAS_WEIGHTED;
+	case 'S':
+		return FEK_BIAS_SPLINE;
+	default:
+		return FEK_BIAS_CENTRE;
+	}
+}
+
 const char *
 fek_bias_eval_name(enum fek_bias_eval how)
 {

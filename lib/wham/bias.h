@@ -52,6 +52,10 @@ enum fek_bias_eval {
 				 * its start: the centre values */
 };
 
+/* The option letter that asks for how (bias-build and wham-gpu): -a
+ * average, -c centre, -w weighted, -S spline; FEK_BIAS_CENTRE for any
+ * other. */
+enum fek_bias_eval fek_bias_eval_opt(int c);
 /* The BIASEVAL key's value: centre, average, weighted or spline. */
 const char *fek_bias_eval_name(enum fek_bias_eval how);
 
