@@ -216,6 +216,19 @@ have() {
 	command -v "$1" > /dev/null 2>&1
 }
 
+# has_py MODULE: true iff Debian's python3 imports MODULE.
+PY=/usr/bin/python3
+has_py() { [ -x "$PY" ] && "$PY" -c "import $1" > /dev/null 2>&1; }
+
+# says NAME REGEX: the one-line error of check NAME matches REGEX
+says() {
+	if grep -Eq -- "$2" "$TMP/$1.err" 2> /dev/null; then
+		pass "$1-says"
+	else
+		fail "$1-says" "stderr '$(cat "$TMP/$1.err" 2> /dev/null)' does not match /$2/"
+	fi
+}
+
 # t_usage NAME CMD: a usage error: exit 64, empty stdout, one or more
 # "tool: fact" lines (every bad option is reported), then optionally the
 # usage synopsis ("usage: ..." and indented continuation lines), nothing

@@ -16,7 +16,6 @@
 #    exit 64 with one "lj-eos: ..." line for bad arguments.
 . "$(dirname "$0")/lib.sh"
 
-PY=/usr/bin/python3
 EOS=$TOP/scripts/lj-eos
 if ! [ -x "$PY" ]; then
 	skip lj-eos "no $PY"

@@ -50,15 +50,6 @@ if ! [ -x "$CHK" ]; then
 	exit 0
 fi
 
-# says NAME REGEX: the one-line error of check NAME matches REGEX
-says() {
-	if grep -Eq -- "$2" "$TMP/$1.err" 2> /dev/null; then
-		pass "$1-says"
-	else
-		fail "$1-says" "stderr '$(cat "$TMP/$1.err" 2> /dev/null)' does not match /$2/"
-	fi
-}
-
 # has_lines NAME FILE: pass iff every line of stdin is a line of FILE
 has_lines() {
 	local miss

@@ -44,17 +44,7 @@
 
 M="md-gpu -d cpu"
 CC="$TOP/tests/md-config-check"
-PY=/usr/bin/python3
 rows() { grep -hv '^#' "$@"; }
-has_py() { [ -x "$PY" ] && "$PY" -c "import $1" > /dev/null 2>&1; }
-# says NAME REGEX: the one-line error of check NAME matches REGEX
-says() {
-	if grep -Eq -- "$2" "$TMP/$1.err" 2> /dev/null; then
-		pass "$1-says"
-	else
-		fail "$1-says" "stderr '$(cat "$TMP/$1.err" 2> /dev/null)' does not match /$2/"
-	fi
-}
 LJ2="--lj 0:0:1:1 --lj 1:1:0.8:0.9 --rc 2.5"
 
 # cmp_dump DUMP FRAMES: a LAMMPS dump (id type x y z vx vy vz) against a

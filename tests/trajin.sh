@@ -34,16 +34,6 @@
 
 TC="$TOP/tests/trajin-check -v"
 M="md-gpu -d cpu"
-PY=/usr/bin/python3
-has_py() { [ -x "$PY" ] && "$PY" -c "import $1" > /dev/null 2>&1; }
-# says NAME REGEX: the one-line error of check NAME matches REGEX
-says() {
-	if grep -Eq -- "$2" "$TMP/$1.err" 2> /dev/null; then
-		pass "$1-says"
-	else
-		fail "$1-says" "stderr '$(cat "$TMP/$1.err" 2> /dev/null)' does not match /$2/"
-	fi
-}
 
 if ! [ -x "$TOP/tests/trajin-check" ]; then
 	fail trajin-check "no $TOP/tests/trajin-check: make tests/trajin-check"
