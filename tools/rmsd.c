@@ -13,6 +13,20 @@
 #include "wham/pmf.h"
 #include "stream/stream.h"
 
+/* The command line. */
+struct args {
+	struct fek_common com;		/* -q */
+	const char *formula;		/* -p */
+	const char *reffile;		/* -f */
+	const char *cutarg;		/* -c, as given */
+	double cutoff;			/* -c's value, HUGE_VAL: none */
+	int cut_kT;			/* -c ...kT */
+	double fail;			/* --fail-above, HUGE_VAL: none */
+	enum fek_unit unit;		/* -u */
+	enum fek_unit eunit;		/* -E */
+	const char *path;		/* the operand, or "-" */
+};
+
 static void __attribute__((noreturn))
 usage(int code)
 {
@@ -94,8 +108,10 @@ read_table(const char *path, enum fek_unit unit, double temp_default,
 	fek_reader_close(&r);
 }
 
-int
-main(int argc, char **argv)
+/* The options and the operand into a; usage(64) after reporting every
+ * bad one. */
+static void
+parse_args(int argc, char **argv, struct args *a)
 {
 	enum { OPT_FAIL = 256 };
 	static const struct option longopts[] = {
@@ -104,17 +120,13 @@ main(int argc, char **argv)
 		FEK_LONGOPTS_COMMON,
 		{ NULL, 0, NULL, 0 }
 	};
-	const char *formula = NULL, *reffile = NULL, *cutarg = NULL;
-	struct table t, rt;
-	struct fek_rmsd res;
-	struct fek_common com = { 0 };
-	enum fek_unit unit = FEK_KCAL, eunit = FEK_KCAL;
-	fek_expr *e = NULL;
-	double cutoff = HUGE_VAL, fail = HUGE_VAL, *ref, scale;
-	long i;
-	int c, nerr = 0, d, cut_kT = 0;
+	int c, nerr = 0;
 
-	fek_setprogname(argv[0]);
+	memset(a, 0, sizeof *a);
+	a->cutoff = HUGE_VAL;
+	a->fail = HUGE_VAL;
+	a->unit = FEK_KCAL;
+	a->eunit = FEK_KCAL;
 	while ((c = getopt_long(argc, argv, "c:E:f:hp:qu:", longopts, NULL)) !=
 	    -1) {
 		switch (c) {
@@ -122,41 +134,41 @@ main(int argc, char **argv)
 			size_t len = strlen(optarg);
 			char buf[64];
 
-			cutarg = optarg;
+			a->cutarg = optarg;
 			if (len > 2 && strcmp(optarg + len - 2, "kT") == 0 &&
 			    len < sizeof buf) {
 				memcpy(buf, optarg, len - 2);
 				buf[len - 2] = '\0';
-				cut_kT = 1;
+				a->cut_kT = 1;
 				nerr += fek_opt_double(buf, 0, HUGE_VAL, "-c",
-				    &cutoff);
+				    &a->cutoff);
 			} else
 				nerr += fek_opt_double(optarg, 0, HUGE_VAL,
-				    "-c", &cutoff);
+				    "-c", &a->cutoff);
 			break;
 		}
 		case 'E':
-			nerr += fek_opt_unit(optarg, 0, "-E", &eunit);
+			nerr += fek_opt_unit(optarg, 0, "-E", &a->eunit);
 			break;
 		case 'f':
-			reffile = optarg;
+			a->reffile = optarg;
 			break;
 		case 'p':
-			formula = optarg;
+			a->formula = optarg;
 			break;
 		case 'u':
-			nerr += fek_opt_unit(optarg, 1, "-u", &unit);
+			nerr += fek_opt_unit(optarg, 1, "-u", &a->unit);
 			break;
 		case OPT_FAIL:
 			nerr += fek_opt_double(optarg, 0, HUGE_VAL,
-			    "--fail-above", &fail);
+			    "--fail-above", &a->fail);
 			break;
 		default:	/* -q -h --version */
-			nerr += fek_opt_common(c, optarg, &com, usage);
+			nerr += fek_opt_common(c, optarg, &a->com, usage);
 			break;
 		}
 	}
-	if ((formula != NULL) == (reffile != NULL)) {
+	if ((a->formula != NULL) == (a->reffile != NULL)) {
 		fek_warnx("give one reference: -p formula or -f file");
 		nerr++;
 	}
@@ -166,68 +178,121 @@ main(int argc, char **argv)
 	}
 	if (nerr)
 		usage(FEK_EX_USAGE);
-	read_table(optind < argc ? argv[optind] : "-", unit, 0, &t);
-	if (cut_kT) {
-		if (!(t.temp > 0))
-			fek_errx(FEK_EX_USAGE, "-c %s: the PMF file gives no "
-			    "TEMP", cutarg);
-		cutoff *= FEK_KB_KCAL * t.temp / fek_unit_in_kcal(unit, t.temp);
+	a->path = optind < argc ? argv[optind] : "-";
+}
+
+/* -c in kT: the cutoff in the output unit, from the PMF's TEMP. */
+static double
+cutoff_in_unit(const struct args *a, const struct table *t)
+{
+	if (!a->cut_kT)
+		return a->cutoff;
+	if (!(t->temp > 0))
+		fek_errx(FEK_EX_USAGE, "-c %s: the PMF file gives no TEMP",
+		    a->cutarg);
+	return a->cutoff * FEK_KB_KCAL * t->temp /
+	    fek_unit_in_kcal(a->unit, t->temp);
+}
+
+/* -p: the formula at the PMF's bins into ref, in the output unit. */
+static void
+reference_formula(const struct args *a, const struct table *t, double *ref)
+{
+	fek_expr *e;
+	double scale;
+	long i;
+
+	if ((e = fek_expr_parse(a->formula, t->ndim)) == NULL)
+		fek_errx(FEK_EX_USAGE, "-p: %s", fek_errmsg());
+	if (a->unit == FEK_KT && !(t->temp > 0))
+		fek_errx(FEK_EX_USAGE, "-u kT: the PMF file gives no TEMP");
+	scale = fek_unit_in_kcal(a->eunit, t->temp) /
+	    fek_unit_in_kcal(a->unit, t->temp);
+	for (i = 0; i < t->n; i++) {
+		ref[i] = scale * fek_expr_eval(e, t->coord + i * t->ndim);
+		if (!isfinite(ref[i]))
+			fek_errx(FEK_EX_USAGE, "-p: the formula is not finite "
+			    "at row %ld", i + 1);
 	}
+	fek_expr_free(e);
+}
+
+/* -f: the reference PMF into rt and its F into ref, on the same bins as
+ * t; bins empty in the reference are left out of t. */
+static void
+reference_file(const struct args *a, struct table *t, struct table *rt,
+    double *ref)
+{
+	long i;
+	int d;
+
+	read_table(a->reffile, a->unit, t->temp, rt);
+	if (rt->n != t->n || rt->ndim != t->ndim)
+		fek_errx(FEK_EX_DATA, "%s: %ld rows of %d coordinates, the PMF "
+		    "has %ld of %d", a->reffile, rt->n, rt->ndim, t->n,
+		    t->ndim);
+	for (i = 0; i < t->n; i++) {
+		for (d = 0; d < t->ndim; d++)
+			if (fabs(rt->coord[i * t->ndim + d] -
+			    t->coord[i * t->ndim + d]) > 1e-9 *
+			    (1 + fabs(t->coord[i * t->ndim + d])))
+				fek_errx(FEK_EX_DATA, "%s: row %ld: coordinates "
+				    "differ from the PMF's", a->reffile,
+				    i + 1);
+		/* bins empty in the reference are left out */
+		ref[i] = rt->F[i];
+		if (!isfinite(ref[i]))
+			t->F[i] = HUGE_VAL;
+	}
+}
+
+/* The report to standard output. */
+static void
+print_rmsd(const struct args *a, const struct table *t,
+    const struct fek_rmsd *res)
+{
+	int d;
+
+	printf("units %s\n", fek_unit_name(a->unit));
+	printf("bins %ld of %ld\n", res->n, t->n);
+	printf("shift %.6g\n", res->shift);
+	printf("max %.6g at", res->maxdev);
+	for (d = 0; d < t->ndim; d++)
+		printf(" %.6g", t->coord[res->at * t->ndim + d]);
+	printf("\nRMSD %.6g\n", res->rmsd);
+}
+
+int
+main(int argc, char **argv)
+{
+	struct args a;
+	struct table t, rt;
+	struct fek_rmsd res;
+	double cutoff, *ref;
+
+	fek_setprogname(argv[0]);
+	parse_args(argc, argv, &a);
+	read_table(a.path, a.unit, 0, &t);
+	cutoff = cutoff_in_unit(&a, &t);
 	ref = fek_alloc(t.n, sizeof(double));
-	if (formula) {
-		if ((e = fek_expr_parse(formula, t.ndim)) == NULL)
-			fek_errx(FEK_EX_USAGE, "-p: %s", fek_errmsg());
-		if (unit == FEK_KT && !(t.temp > 0))
-			fek_errx(FEK_EX_USAGE, "-u kT: the PMF file gives no "
-			    "TEMP");
-		scale = fek_unit_in_kcal(eunit, t.temp) /
-		    fek_unit_in_kcal(unit, t.temp);
-		for (i = 0; i < t.n; i++) {
-			ref[i] = scale * fek_expr_eval(e, t.coord + i * t.ndim);
-			if (!isfinite(ref[i]))
-				fek_errx(FEK_EX_USAGE, "-p: the formula is not "
-				    "finite at row %ld", i + 1);
-		}
-		fek_expr_free(e);
-	} else {
-		read_table(reffile, unit, t.temp, &rt);
-		if (rt.n != t.n || rt.ndim != t.ndim)
-			fek_errx(FEK_EX_DATA, "%s: %ld rows of %d coordinates, "
-			    "the PMF has %ld of %d", reffile, rt.n, rt.ndim,
-			    t.n, t.ndim);
-		for (i = 0; i < t.n; i++) {
-			for (d = 0; d < t.ndim; d++)
-				if (fabs(rt.coord[i * t.ndim + d] -
-				    t.coord[i * t.ndim + d]) > 1e-9 *
-				    (1 + fabs(t.coord[i * t.ndim + d])))
-					fek_errx(FEK_EX_DATA, "%s: row %ld: "
-					    "coordinates differ from the "
-					    "PMF's", reffile, i + 1);
-			/* bins empty in the reference are left out */
-			ref[i] = rt.F[i];
-			if (!isfinite(ref[i]))
-				t.F[i] = HUGE_VAL;
-		}
-	}
+	if (a.formula)
+		reference_formula(&a, &t, ref);
+	else
+		reference_file(&a, &t, &rt, ref);
 	if (fek_rmsd(t.n, t.F, ref, cutoff, &res) < 0)
 		fek_die();
-	printf("units %s\n", fek_unit_name(unit));
-	printf("bins %ld of %ld\n", res.n, t.n);
-	printf("shift %.6g\n", res.shift);
-	printf("max %.6g at", res.maxdev);
-	for (d = 0; d < t.ndim; d++)
-		printf(" %.6g", t.coord[res.at * t.ndim + d]);
-	printf("\nRMSD %.6g\n", res.rmsd);
+	print_rmsd(&a, &t, &res);
 	fek_fshut(stdout, "stdout");
 	free(t.coord);
 	free(t.F);
 	free(ref);
-	if (reffile) {
+	if (a.reffile) {
 		free(rt.coord);
 		free(rt.F);
 	}
-	if (res.rmsd > fail) {
-		fek_warnx("RMSD %.6g is above --fail-above %g", res.rmsd, fail);
+	if (res.rmsd > a.fail) {
+		fek_warnx("RMSD %.6g is above --fail-above %g", res.rmsd,
+		    a.fail);
 		return FEK_EX_NUMERIC;
 	}
 	return 0;
