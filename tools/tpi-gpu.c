@@ -45,6 +45,16 @@ enum {
 	OPT_UNITS
 };
 
+struct args {
+	struct fek_tpi_request rq;	/* the run asked for */
+	struct fek_pairpot lj;		/* --lj's pairs, rq.lj */
+	struct fek_common com;
+	const char *format;		/* --format */
+	char *cmd;			/* the command line, rq.prov */
+	char **files;			/* operands */
+	int nfiles;
+};
+
 /* The ids seen, to refuse a frame id twice (its insertions would repeat
  * another frame's). */
 struct idset {
@@ -105,6 +115,18 @@ bad:
 	return 1;
 }
 
+/* The run as it goes: settled by the first frame, then one frame at a
+ * time. */
+struct job {
+	struct fek_tpi_run run;
+	struct fek_tpi_frame tf;
+	struct fek_frame fr;
+	struct idset ids;		/* the frame ids seen */
+	long long nframes, nins, ndel;	/* done so far */
+	double t0;			/* when the first file was opened */
+	int tty;			/* progress on standard error */
+};
+
 /* -v: the run's counts, speed, energies and, on the GPU, its timings. */
 static void
 report(const struct fek_tpi_run *run, const struct fek_tpi_frame *tf,
@@ -131,8 +153,10 @@ report(const struct fek_tpi_run *run, const struct fek_tpi_frame *tf,
 		    st.fetch_ms, st.smem ? "shared" : "global");
 }
 
-int
-main(int argc, char **argv)
+/* The options and operands into a; usage(64) after reporting every bad
+ * one. */
+static void
+parse_args(int argc, char **argv, struct args *a)
 {
 	static const struct option lopts[] = {
 		{ "bins", required_argument, NULL, OPT_BINS },
@@ -152,68 +176,59 @@ main(int argc, char **argv)
 		FEK_LONGOPTS_COMMON,
 		{ NULL, 0, NULL, 0 }
 	};
-	struct fek_pairpot ppopt;
-	struct fek_tpi_request rq = { .rc = -1, .tail = -1, .temp = -1,
+	struct fek_tpi_request *rq = &a->rq;
+	int nerr = 0, c;
+	int potopt = 0;
+
+	memset(a, 0, sizeof *a);
+	*rq = (struct fek_tpi_request){ .rc = -1, .tail = -1, .temp = -1,
 	    .nins = 100000, .del = 1, .cells = 2, .mixed = -1,
 	    .hlo = -100, .hw = 0.02, .nbins = 10000 };
-	struct fek_tpi_run run;
-	struct fek_tpi_frame tf;
-	struct fek_frame fr;
-	struct idset ids = { NULL, 0, 0 };
-	struct fek_common com = { .dev = FEK_DEV_AUTO, .seed = 1 };
-	const char *format = NULL;
-	char *cmd;
-	double t0;
-	long long nframes = 0, ntot_ins = 0, ntot_del = 0;
-	int nerr = 0, c;
-	int potopt = 0, tty, nfiles;
-
-	fek_setprogname(argv[0]);
-	memset(&ppopt, 0, sizeof ppopt);
-	memset(&run, 0, sizeof run);
-	rq.lj = &ppopt;
+	rq->lj = &a->lj;
+	a->com.dev = FEK_DEV_AUTO;
+	a->com.seed = 1;
 	while ((c = getopt_long(argc, argv, "Ed:hn:qs:Tt:v", lopts, NULL)) !=
 	    -1) {
 		switch (c) {
 		case 'E':
-			rq.raw = 1;
+			rq->raw = 1;
 			break;
 		case 'n':
 			nerr += fek_opt_long(optarg, 0, 1L << 46, "-n",
-			    &rq.nins);
+			    &rq->nins);
 			break;
 		case 't':
 			nerr += fek_opt_double(optarg, 1e-300, 1e300,
-			    "-t (temperature)", &rq.temp);
+			    "-t (temperature)", &rq->temp);
 			break;
 		case OPT_BINS:
-			nerr += parse_bins(optarg, &rq.hlo, &rq.hw,
-			    &rq.nbins);
+			nerr += parse_bins(optarg, &rq->hlo, &rq->hw,
+			    &rq->nbins);
 			break;
 		case OPT_CELLS:
 			nerr += fek_opt_long(optarg, 1, 8, "--cells",
-			    &rq.cells);
+			    &rq->cells);
 			break;
 		case OPT_FSHIFT:
-			rq.fshift = potopt = 1;
+			rq->fshift = potopt = 1;
 			break;
 		case OPT_FORMAT:
-			format = optarg;
+			a->format = optarg;
 			break;
 		case OPT_LJ:
-			if (fek_pair_parse_lj(&ppopt, optarg) < 0) {
+			if (fek_pair_parse_lj(&a->lj, optarg) < 0) {
 				fek_warnx("%s", fek_errmsg());
 				nerr++;
 			}
-			rq.nlj++;
+			rq->nlj++;
 			potopt = 1;
 			break;
 		case OPT_MIX:
 			potopt = 1;
 			if (strcmp(optarg, "lb") == 0)
-				rq.geometric = 0;
+				rq->geometric = 0;
 			else if (strcmp(optarg, "geometric") == 0)
-				rq.geometric = 1;
+				rq->geometric = 1;
 			else {
 				fek_warnx("--mix: '%s' is not lb or geometric",
 				    optarg);
@@ -221,144 +236,176 @@ main(int argc, char **argv)
 			}
 			break;
 		case OPT_NODEL:
-			rq.del = 0;
+			rq->del = 0;
 			break;
 		case OPT_NOTAIL:
-			rq.tail = 0;
+			rq->tail = 0;
 			break;
 		case OPT_PREC:
-			nerr += fek_opt_precision(optarg, &rq.mixed);
+			nerr += fek_opt_precision(optarg, &rq->mixed);
 			break;
 		case OPT_RC:
 			potopt = 1;
 			nerr += fek_opt_double(optarg, 1e-300, 1e300, "--rc",
-			    &rq.rc);
+			    &rq->rc);
 			break;
 		case OPT_SHIFT:
-			rq.shift = potopt = 1;
+			rq->shift = potopt = 1;
 			break;
 		case OPT_TAIL:
-			rq.tail = 1;
+			rq->tail = 1;
 			break;
 		case OPT_TYPE:
-			rq.tname = optarg;
+			rq->tname = optarg;
 			break;
 		case OPT_UNITS:
-			rq.uname = optarg;
+			rq->uname = optarg;
 			if (fek_md_units_find(optarg) == NULL) {
-				fek_warnx("--units: '%s' is not lj, real or gmx",
-				    optarg);
+				fek_warnx("--units: '%s' is not lj, real or "
+				    "gmx", optarg);
 				nerr++;
 			}
 			break;
 		default:
-			nerr += fek_opt_common(c, optarg, &com, usage);
+			nerr += fek_opt_common(c, optarg, &a->com, usage);
 			break;
 		}
 	}
-	if (rq.shift && rq.fshift) {
+	if (rq->shift && rq->fshift) {
 		fek_warnx("--shift and --force-shift: give one");
 		nerr++;
 	}
-	if (potopt && rq.nlj == 0) {
+	if (potopt && rq->nlj == 0) {
 		fek_warnx("--rc, --shift, --force-shift and --mix describe the "
 		    "potential: give it with --lj");
 		nerr++;
 	}
-	if (rq.nins == 0 && !rq.del) {
+	if (rq->nins == 0 && !rq->del) {
 		fek_warnx("-n 0 with --no-deletions: nothing to do");
 		nerr++;
 	}
 	if (nerr)
 		usage(FEK_EX_USAGE);
-	rq.seed = com.seed;
-	rq.text = com.text;
-	if (fek_device_resolve(com.dev, 1, &rq.dev) < 0)
-		fek_die();
-	argc -= optind;
-	argv += optind;
-	nfiles = argc > 0 ? argc : 1;
-	cmd = fek_cmdline(argc + optind, argv - optind);
-	rq.prov = cmd;
+	a->files = argv + optind;
+	a->nfiles = argc - optind;
+}
 
-	memset(&fr, 0, sizeof fr);
-	memset(&tf, 0, sizeof tf);
-	tty = !com.quiet && !com.verbose && isatty(STDERR_FILENO);
-	t0 = fek_seconds();
-	for (int fi = 0; fi < nfiles; fi++) {
-		const char *path = argc > 0 ? argv[fi] : "-";
+/* The rest of the request: the seed, -T, the device, the provenance. */
+static void
+setup(struct args *a, int argc, char **argv)
+{
+	a->rq.seed = a->com.seed;
+	a->rq.text = a->com.text;
+	if (fek_device_resolve(a->com.dev, 1, &a->rq.dev) < 0)
+		fek_die();
+	a->cmd = fek_cmdline(argc, argv);
+	a->rq.prov = a->cmd;
+}
+
+/* One frame of path, in j->fr: the run settled if it is the first, its
+ * moves made, its section written. */
+static void
+do_frame(const struct args *a, struct job *j, const char *path)
+{
+	const struct fek_tpi_request *rq = &a->rq;
+	struct fek_tpi_run *run = &j->run;
+	struct fek_frame *fr = &j->fr;
+	long long id;
+
+	/* the first frame settles the run */
+	if (j->nframes == 0 &&
+	    fek_tpi_run_start(run, rq, fr, path, stdout) < 0)
+		fek_die();
+	id = fr->step >= 0 ? fr->step * fr->nreplica + (fr->replica - 1) :
+	    j->nframes;
+	if (idset_add(&j->ids, id) < 0)
+		fek_errx(FEK_EX_DATA, "%s: frame %ld: id %lld (from its step) "
+		    "again: frames must differ (their insertions would "
+		    "repeat)", path, fr->ordinal + 1, id);
+	if (fek_tpi_frame_prepare(&j->tf, fr, &run->par) < 0)
+		fek_errx(fek_errcode(), "%s: frame %ld: %s", path,
+		    fr->ordinal + 1, fek_errmsg());
+	if (rq->del && j->tf.ndel == 0 && rq->nins == 0)
+		fek_errx(FEK_EX_DATA, "%s: frame %ld: no particle of type %d "
+		    "to delete", path, fr->ordinal + 1, run->par.itype);
+	if (fek_tpi_engine_frame(run->eng, &j->tf, &run->par, (uint64_t)id,
+	    &run->res) < 0)
+		fek_die();
+	if (!rq->raw && run->res.hins[0] > 0)
+		fek_errx(FEK_EX_NUMERIC, "%s: frame %ld: an insertion has "
+		    "beta u = %.6g, below the histogram's %g kT: widen "
+		    "--bins", path, fr->ordinal + 1, run->res.umin_ins,
+		    run->par.hlo);
+	if (!rq->raw && run->res.hdel[run->par.nbins + 1] > 0)
+		fek_errx(FEK_EX_NUMERIC, "%s: frame %ld: a deletion has beta "
+		    "u = %.6g, at or above the histogram's end %g kT: widen "
+		    "--bins", path, fr->ordinal + 1, run->res.umax_del,
+		    run->par.hlo + run->par.nbins * run->par.hw);
+	if (fek_tpi_out_frame(&run->out, id, j->tf.V, &run->res,
+	    &fr->hdr) < 0)
+		fek_die();
+	j->nframes++;
+	j->nins += run->res.n_ins;
+	j->ndel += run->res.n_del;
+}
+
+/* Every frame of the operands (standard input when none), in turn; none
+ * is an error. */
+static void
+run_frames(const struct args *a, struct job *j)
+{
+	const char *uname = a->rq.uname;
+
+	memset(j, 0, sizeof *j);
+	j->tty = !a->com.quiet && !a->com.verbose && isatty(STDERR_FILENO);
+	j->t0 = fek_seconds();
+	for (int fi = 0; fi < (a->nfiles > 0 ? a->nfiles : 1); fi++) {
+		const char *path = a->nfiles > 0 ? a->files[fi] : "-";
 		struct fek_trajin *tin;
 		int rc_next;
 
-		if ((tin = fek_trajin_open(path, format, 1)) == NULL)
+		if ((tin = fek_trajin_open(path, a->format, 1)) == NULL)
 			fek_die();
 		/* lengths are the unit system's; a .gro is in nm */
-		if (strcmp(fek_trajin_format(tin), "gro") == 0 && rq.uname &&
-		    strcmp(rq.uname, "real") == 0)
+		if (strcmp(fek_trajin_format(tin), "gro") == 0 && uname &&
+		    strcmp(uname, "real") == 0)
 			fek_trajin_set_lscale(tin, 10);
-		while ((rc_next = fek_trajin_next(tin, &fr)) == 1) {
-			long long id;
-
-			/* the first frame settles the run */
-			if (nframes == 0 &&
-			    fek_tpi_run_start(&run, &rq, &fr, path, stdout) < 0)
-				fek_die();
-			id = fr.step >= 0 ? fr.step * fr.nreplica +
-			    (fr.replica - 1) : nframes;
-			if (idset_add(&ids, id) < 0)
-				fek_errx(FEK_EX_DATA, "%s: frame %ld: id %lld "
-				    "(from its step) again: frames must differ "
-				    "(their insertions would repeat)", path,
-				    fr.ordinal + 1, id);
-			if (fek_tpi_frame_prepare(&tf, &fr, &run.par) < 0)
-				fek_errx(fek_errcode(), "%s: frame %ld: %s",
-				    path, fr.ordinal + 1, fek_errmsg());
-			if (rq.del && tf.ndel == 0 && rq.nins == 0)
-				fek_errx(FEK_EX_DATA, "%s: frame %ld: no "
-				    "particle of type %d to delete", path,
-				    fr.ordinal + 1, run.par.itype);
-			if (fek_tpi_engine_frame(run.eng, &tf, &run.par,
-			    (uint64_t)id, &run.res) < 0)
-				fek_die();
-			if (!rq.raw && run.res.hins[0] > 0)
-				fek_errx(FEK_EX_NUMERIC, "%s: frame %ld: an "
-				    "insertion has beta u = %.6g, below the "
-				    "histogram's %g kT: widen --bins", path,
-				    fr.ordinal + 1, run.res.umin_ins,
-				    run.par.hlo);
-			if (!rq.raw && run.res.hdel[run.par.nbins + 1] > 0)
-				fek_errx(FEK_EX_NUMERIC, "%s: frame %ld: a "
-				    "deletion has beta u = %.6g, at or above "
-				    "the histogram's end %g kT: widen --bins",
-				    path, fr.ordinal + 1, run.res.umax_del,
-				    run.par.hlo + run.par.nbins * run.par.hw);
-			if (fek_tpi_out_frame(&run.out, id, tf.V, &run.res,
-			    &fr.hdr) < 0)
-				fek_die();
-			nframes++;
-			ntot_ins += run.res.n_ins;
-			ntot_del += run.res.n_del;
-			if (tty)
+		while ((rc_next = fek_trajin_next(tin, &j->fr)) == 1) {
+			do_frame(a, j, path);
+			if (j->tty)
 				fprintf(stderr, "\rtpi-gpu: %lld frames, %.3g "
-				    "insertions/s", nframes, ntot_ins /
-				    (fek_seconds() - t0));
+				    "insertions/s", j->nframes, j->nins /
+				    (fek_seconds() - j->t0));
 		}
 		if (rc_next < 0)
 			fek_die();
 		fek_trajin_close(tin);
 	}
-	if (tty && nframes > 0)
+	if (j->tty && j->nframes > 0)
 		fprintf(stderr, "\n");
-	if (nframes == 0)
+	if (j->nframes == 0)
 		fek_errx(FEK_EX_DATA, "no frames in the input");
+}
+
+int
+main(int argc, char **argv)
+{
+	struct args a;
+	struct job j;
+
+	fek_setprogname(argv[0]);
+	parse_args(argc, argv, &a);
+	setup(&a, argc, argv);
+	/* each frame's section is written as it is done */
+	run_frames(&a, &j);
 	fek_fshut(stdout, "stdout");
-	if (com.verbose)
-		report(&run, &tf, nframes, ntot_ins, ntot_del,
-		    fek_seconds() - t0);
-	fek_tpi_run_free(&run);
-	fek_tpi_frame_free(&tf);
-	fek_frame_free(&fr);
-	free(ids.v);
-	free(cmd);
+	if (a.com.verbose)
+		report(&j.run, &j.tf, j.nframes, j.nins, j.ndel,
+		    fek_seconds() - j.t0);
+	fek_tpi_run_free(&j.run);
+	fek_tpi_frame_free(&j.tf);
+	fek_frame_free(&j.fr);
+	free(j.ids.v);
+	free(a.cmd);
 	return 0;
 }
