@@ -228,6 +228,10 @@ usage64() {	# usage64 NAME WORD CMD: exit 64, first stderr line names WORD
 	ok "$name" sh -c "$* > $name.o 2> $name.e; test \$? = 64 && test ! -s $name.o && head -n 1 $name.e | grep -q -- '$word'"
 }
 usage64 bad-opt --dt "$B --dt 1 s5a.pqr - s5b.pqr - one.rxn"
+# a --dt that does not parse is named whole, and only once
+t_usage bad-dt-pair "$B --dt 1:x s5a.pqr - s5b.pqr - one.rxn"
+ok bad-dt-pair-says grep -q "^bd-step: --dt: '1:x' is not a:b" bad-dt-pair.err
+ok bad-dt-once sh -c "test \$(grep -c '^bd-step: --dt' bad-opt.e) = 1"
 usage64 few-args contacts "$B s5a.pqr - s5b.pqr"
 t log-gpu 64 "$B -d gpu --log x.txt s5a.pqr - s5b.pqr - one.rxn"
 t rate-overlap 65 "cat s1.txt all.txt | bd-rate"

@@ -63,14 +63,15 @@ static int
 opt_pair(const char *arg, double lo, double hi, int strict, const char *what,
     double *v)
 {
+	const char *b;
 	char *e;
 
 	v[0] = strtod(arg, &e);
 	if (e == arg || *e != ':')
 		goto bad;
-	arg = e + 1;
-	v[1] = strtod(arg, &e);
-	if (e == arg || *e != '\0' || !(v[0] >= lo && v[0] <= hi) ||
+	b = e + 1;
+	v[1] = strtod(b, &e);
+	if (e == b || *e != '\0' || !(v[0] >= lo && v[0] <= hi) ||
 	    !(v[1] >= lo && v[1] <= hi) || (strict && !(v[0] < v[1])))
 		goto bad;
 	return 0;
@@ -120,8 +121,7 @@ parse_args(int argc, char **argv, struct args *a)
 		{ NULL, 0, NULL, 0 }
 	};
 	struct fek_bd_opts *o = &a->o;
-	double v[2] = { 0, 0 };	/* --dt's check reads v[1] even when
-				   opt_pair failed before setting it */
+	double v[2];
 	long need = 2;
 	int nerr = 0, c;
 
@@ -175,13 +175,15 @@ parse_args(int argc, char **argv, struct args *a)
 			o->have_D = 1;
 			break;
 		case OPT_DT:
-			nerr += opt_pair(optarg, 1e-6, 1e6, 0, "--dt", v);
-			o->dtmin = v[0];
-			o->dtmax = v[1];
-			if (v[1] < v[0]) {
+			if (opt_pair(optarg, 1e-6, 1e6, 0, "--dt", v))
+				nerr++;
+			else if (v[1] < v[0]) {
 				fek_warnx("--dt: max %g below min %g", v[1],
 				    v[0]);
 				nerr++;
+			} else {
+				o->dtmin = v[0];
+				o->dtmax = v[1];
 			}
 			break;
 		case OPT_DTRANGE:
