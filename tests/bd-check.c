@@ -253,7 +253,7 @@ main(int argc, char **argv)
 		    "       bd-check phi file.dx x y z ...\n");
 		return 64;
 	}
-	memset(&o, 0, sizeof o);
+	fek_bd_opts_default(&o);
 	o.pqr[0] = argv[2];
 	o.dx[0] = strcmp(argv[3], "-") ? argv[3] : NULL;
 	o.pqr[1] = argv[4];
@@ -261,14 +261,10 @@ main(int argc, char **argv)
 	o.rxn = argv[6];
 	o.ionic = atof(argv[7]);
 	o.have_ionic = 1;
-	o.T = 298.15;
-	o.eps = 78.54;
 	o.have_D = o.have_Dr = 1;
 	o.D[0] = o.D[1] = 0.01;
 	o.Dr[0] = o.Dr[1] = 1e-4;
 	o.dtmin = o.dtmax = 1.0;
-	o.probe = 1.4;
-	o.xh = 0.5;
 	o.rxn_dist = 5.0;
 	o.need = 1;
 	o.maxsteps = 1;

@@ -58,29 +58,6 @@ enum {
 	OPT_RDIFF, OPT_RXNDIST, OPT_VISC
 };
 
-/* "a:b", both in [lo, hi]; with strict, a < b. */
-static int
-opt_pair(const char *arg, double lo, double hi, int strict, const char *what,
-    double *v)
-{
-	const char *b;
-	char *e;
-
-	v[0] = strtod(arg, &e);
-	if (e == arg || *e != ':')
-		goto bad;
-	b = e + 1;
-	v[1] = strtod(b, &e);
-	if (e == b || *e != '\0' || !(v[0] >= lo && v[0] <= hi) ||
-	    !(v[1] >= lo && v[1] <= hi) || (strict && !(v[0] < v[1])))
-		goto bad;
-	return 0;
-bad:
-	fek_warnx("%s: '%s' is not a:b with both in [%g, %g]%s", what, arg, lo,
-	    hi, strict ? " and a < b" : "");
-	return 1;
-}
-
 static int progress_on;	/* the progress line on a terminal */
 
 static void
@@ -122,23 +99,18 @@ parse_args(int argc, char **argv, struct args *a)
 	};
 	struct fek_bd_opts *o = &a->o;
 	double v[2];
-	long need = 2;
+	long need;
 	int nerr = 0, c;
 
 	memset(a, 0, sizeof *a);
+	fek_bd_opts_default(o);
 	a->com.dev = FEK_DEV_AUTO;
-	a->com.seed = 1;
+	a->com.seed = (long)o->seed;
 	a->ntraj = 1000;
 	a->logtraj = 1;
 	a->logevery = 1;
-	a->maxsteps = 10000000;
-	o->T = 298.15;
-	o->eps = 78.54;
-	o->dtmin = 0.5;
-	o->dtmax = 20.0;
-	o->probe = 1.4;
-	o->xh = 0.5;
-	o->rxn_dist = 5.5;
+	a->maxsteps = o->maxsteps;
+	need = o->need;
 	while ((c = getopt_long(argc, argv, "d:f:hn:qs:Tt:v", lopts, NULL)) !=
 	    -1) {
 		switch (c) {
@@ -166,16 +138,16 @@ parse_args(int argc, char **argv, struct args *a)
 			a->dcdpath = optarg;
 			break;
 		case OPT_DH:
-			nerr += opt_pair(optarg, 0, 1e4, 0, "--dh-radius",
+			nerr += fek_opt_pair(optarg, 0, 1e4, 0, "--dh-radius",
 			    o->dh_radius);
 			o->have_dh = 1;
 			break;
 		case OPT_DIFF:
-			nerr += opt_pair(optarg, 0, 1e3, 0, "--diff", o->D);
+			nerr += fek_opt_pair(optarg, 0, 1e3, 0, "--diff", o->D);
 			o->have_D = 1;
 			break;
 		case OPT_DT:
-			if (opt_pair(optarg, 1e-6, 1e6, 0, "--dt", v))
+			if (fek_opt_pair(optarg, 1e-6, 1e6, 0, "--dt", v))
 				nerr++;
 			else if (v[1] < v[0]) {
 				fek_warnx("--dt: max %g below min %g", v[1],
@@ -187,7 +159,7 @@ parse_args(int argc, char **argv, struct args *a)
 			}
 			break;
 		case OPT_DTRANGE:
-			nerr += opt_pair(optarg, 0, 1e6, 1, "--dt-range", v);
+			nerr += fek_opt_pair(optarg, 0, 1e6, 1, "--dt-range", v);
 			o->r1 = v[0];
 			o->r2 = v[1];
 			o->have_range = 1;
@@ -229,12 +201,12 @@ parse_args(int argc, char **argv, struct args *a)
 			    &o->q);
 			break;
 		case OPT_RADIUS:
-			nerr += opt_pair(optarg, 0.5, 1e4, 0, "--radius",
+			nerr += fek_opt_pair(optarg, 0.5, 1e4, 0, "--radius",
 			    o->radius);
 			o->have_radius = 1;
 			break;
 		case OPT_RDIFF:
-			nerr += opt_pair(optarg, 0, 10, 0, "--rdiff", o->Dr);
+			nerr += fek_opt_pair(optarg, 0, 10, 0, "--rdiff", o->Dr);
 			o->have_Dr = 1;
 			break;
 		case OPT_RXNDIST:

@@ -166,6 +166,11 @@ struct fek_bd_system {
 	double kdb, kdq;		/* k_D(b), k_D(q) (A^3/ps) */
 };
 
+/* o zeroed, then bd-step(1)'s defaults: 298.15 K, water's permittivity
+ * 78.54, time steps of 0.5 to 20 ps, a probe of 1.4 A on an exclusion
+ * grid of 0.5 A, a reaction distance of 5.5 A, 10^7 steps at most and
+ * two contacts. */
+void	fek_bd_opts_default(struct fek_bd_opts *o);
 /* Read both solutes and the contacts, and fill x->sys.  -1 with
  * fek_seterr (64 for settings that cannot work, 65/66 for files). */
 int	fek_bd_system_build(struct fek_bd_system *x, const struct fek_bd_opts *o);

@@ -22,6 +22,22 @@ default_radius(const struct fek_bd_solute *s)
 	return sqrt(5.0 / 3.0) * s->rg;
 }
 
+void
+fek_bd_opts_default(struct fek_bd_opts *o)
+{
+	memset(o, 0, sizeof *o);
+	o->T = 298.15;
+	o->eps = 78.54;
+	o->dtmin = 0.5;
+	o->dtmax = 20.0;
+	o->probe = 1.4;
+	o->xh = 0.5;
+	o->rxn_dist = 5.5;
+	o->maxsteps = 10000000;
+	o->need = 2;
+	o->seed = 1;
+}
+
 int
 fek_bd_system_build(struct fek_bd_system *x, const struct fek_bd_opts *o)
 {

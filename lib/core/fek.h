@@ -69,6 +69,9 @@ int	fek_opt_long(const char *arg, long lo, long hi, const char *what,
 /* "lo:hi[:p]" -> lo < hi, periodic flag */
 int	fek_opt_range(const char *arg, const char *what, double *lo,
 	    double *hi, int *periodic);
+/* "a:b" into v[0], v[1], both in [lo, hi] and, with strict, a < b. */
+int	fek_opt_pair(const char *arg, double lo, double hi, int strict,
+	    const char *what, double *v);
 /* --precision double|mixed: *mixed 0 or 1. */
 int	fek_opt_precision(const char *arg, int *mixed);
 /* "first[:last]", each >= 1; last = first when one number is given */

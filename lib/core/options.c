@@ -182,6 +182,28 @@ fek_cmdline(int argc, char **argv)
 }
 
 int
+fek_opt_pair(const char *arg, double lo, double hi, int strict,
+    const char *what, double *v)
+{
+	const char *b;
+	char *e;
+
+	v[0] = strtod(arg, &e);
+	if (e == arg || *e != ':')
+		goto bad;
+	b = e + 1;
+	v[1] = strtod(b, &e);
+	if (e == b || *e != '\0' || !(v[0] >= lo && v[0] <= hi) ||
+	    !(v[1] >= lo && v[1] <= hi) || (strict && !(v[0] < v[1])))
+		goto bad;
+	return 0;
+bad:
+	fek_warnx("%s: '%s' is not a:b with both in [%g, %g]%s", what, arg, lo,
+	    hi, strict ? " and a < b" : "");
+	return 1;
+}
+
+int
 fek_opt_common(int c, const char *arg, struct fek_common *o,
     void (*usage)(int))
 {
