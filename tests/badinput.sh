@@ -111,3 +111,22 @@ t bias-build-wrong-kind 65 'bias-build < samples.bin'
 t wham-gpu-wrong-kind 65 'wham-gpu < samples.bin'
 t pmf-wrong-kind 65 'pmf < bias.bin'
 t rmsd-wrong-kind 65 "rmsd -p '$P' prob1.bin"
+
+# a binary section whose ROWS its data cannot have: from a file, a short
+# payload found before anything is allocated (65); through a pipe the
+# reading stops at the first missing chunk or at the allocation (70),
+# never a loop: 2^61 rows of 8 bytes made the read size wrap to 0
+for rows in 2305843009213693952 99999999999; do
+	for tool in bias-build wham-gpu; do
+		in=hist.bin
+		[ $tool = wham-gpu ] && in=bias.bin
+		LC_ALL=C sed "0,/^ROWS [0-9]*\$/s//ROWS $rows/" $in > $tool-rows$rows.bin
+		t $tool-rows-$rows 65 "$tool $tool-rows$rows.bin"
+		ok $tool-rows-$rows-msg grep -q "section 1: truncated payload: [0-9]* of $rows rows" $tool-rows-$rows.err
+		t $tool-rows-$rows-redirect 65 "$tool < $tool-rows$rows.bin"
+	done
+done
+# 2^61 pairs cannot be addressed (70); 1e11 may be allocated where memory
+# is overcommitted, and then the payload is short (65)
+t wham-gpu-rows-pipe 70 "cat wham-gpu-rows2305843009213693952.bin | wham-gpu"
+ok wham-gpu-rows-pipe-1e11 sh -c "cat wham-gpu-rows99999999999.bin | wham-gpu > /dev/null 2> pipe11.err; rc=\$?; test \$rc = 65 -o \$rc = 70"

@@ -468,6 +468,33 @@ plain_section(struct fek_reader *r, struct fek_header *h)
 
 static int skip_rest(struct fek_reader *r);
 
+/*
+ * A binary section's ROWS checked against the bytes its file still holds,
+ * where the input is a regular file: a count the data cannot have is the
+ * short payload it would be found to be (65, with the rows the file can
+ * hold), before anyone allocates for it.  Pipes are checked as their rows
+ * come (read_rows_binary).
+ */
+static int
+rows_beyond_file(struct fek_reader *r)
+{
+	struct stat st;
+	long long rowsize = 0, left;
+	off_t at;
+	int c;
+
+	if (r->rows <= 0 || fstat(fileno(r->fp), &st) < 0 ||
+	    !S_ISREG(st.st_mode) || (at = ftello(r->fp)) < 0)
+		return 0;
+	for (c = 0; c < r->ncols; c++)
+		rowsize += type_sizes[r->types[c]];
+	left = (long long)st.st_size - (long long)at;
+	if (r->rows > left / rowsize)
+		return fek_rerr(r, FEK_EX_DATA, "truncated payload: %lld of "
+		    "%lld rows", left / rowsize, r->rows);
+	return 0;
+}
+
 int
 fek_next_section(struct fek_reader *r, struct fek_header *h)
 {
@@ -563,6 +590,8 @@ fek_next_section(struct fek_reader *r, struct fek_header *h)
 	r->ncols = h->ncols;
 	for (c = 0; c < h->ncols; c++)
 		r->types[c] = h->cols[c].type;
+	if (!r->text && rows_beyond_file(r) < 0)
+		return -1;
 	r->in_payload = 1;
 	return 1;
 }
@@ -707,7 +736,9 @@ read_rows_binary(struct fek_reader *r, double *buf, unsigned char *packed,
 		}
 		if (k > (size_t)(max - got))
 			k = (size_t)(max - got);
-		if (packed == NULL && k > chunk_rows(rowsize))
+		/* a chunk at a time, into packed too: want never wraps, and a
+		 * short payload is found at its first missing chunk */
+		if (k > chunk_rows(rowsize))
 			k = chunk_rows(rowsize);
 		want = k * rowsize;
 		src = packed != NULL ? packed + got * rowsize : r->chunk;

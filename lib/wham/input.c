@@ -89,6 +89,11 @@ slab_take(struct fek_wham_input *in, long long npairs)
 	struct fek_wham_slab *sl = in->slabs;
 	size_t bytes;
 
+	if ((unsigned long long)npairs > SIZE_MAX / 8) {
+		fek_seterr(FEK_EX_SOFTWARE, "out of memory: %lld histogram "
+		    "rows", npairs);
+		return NULL;
+	}
 	if (sl == NULL || sl->used + npairs > sl->cap) {
 		bytes = (size_t)npairs * 8 > SLAB_BYTES ? (size_t)npairs * 8 :
 		    SLAB_BYTES;
