@@ -14,12 +14,10 @@
 #include "stream/stream.h"
 #include "wham/hist_run.h"
 
-#define MAXB FEK_MAXDIM
-
 /* The command line. */
 struct args {
 	struct fek_common com;
-	struct fek_binspec bs[MAXB];	/* -b */
+	struct fek_binspec bs[FEK_MAXDIM];	/* -b */
 	int nb;
 	int ineff;			/* -g */
 	enum fek_unit eunit;		/* -E */
@@ -63,12 +61,7 @@ parse_args(int argc, char **argv, struct args *a)
 	    NULL)) != -1) {
 		switch (c) {
 		case 'b':
-			if (a->nb == MAXB) {
-				fek_warnx("-b: at most %d dimensions", MAXB);
-				nerr++;
-			} else
-				nerr += fek_binspec_parse(optarg,
-				    &a->bs[a->nb++]);
+			nerr += fek_binspec_parse(optarg, a->bs, &a->nb);
 			break;
 		case 'E':
 			nerr += fek_opt_unit(optarg, 0, "-E", &a->eunit);

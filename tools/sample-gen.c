@@ -22,8 +22,6 @@
 #include "wham/sample_out.h"
 #include "stream/stream.h"
 
-#define MAXB FEK_MAXDIM
-
 /* The command line. */
 struct args {
 	struct fek_common com;		/* -d -q -s -T -v */
@@ -31,7 +29,7 @@ struct args {
 	const char *winfile;		/* -w */
 	const char *unit;		/* -u */
 	struct fek_grid dom;		/* -r, axes unnamed */
-	struct fek_binspec bs[MAXB];	/* -b */
+	struct fek_binspec bs[FEK_MAXDIM];	/* -b */
 	int nb;
 	int pooled;			/* -P */
 	enum fek_unit eunit;		/* -E */
@@ -87,12 +85,7 @@ parse_args(int argc, char **argv, struct args *a)
 	    longopts, NULL)) != -1) {
 		switch (c) {
 		case 'b':
-			if (a->nb == MAXB) {
-				fek_warnx("-b: at most %d dimensions", MAXB);
-				nerr++;
-			} else
-				nerr += fek_binspec_parse(optarg,
-				    &a->bs[a->nb++]);
+			nerr += fek_binspec_parse(optarg, a->bs, &a->nb);
 			break;
 		case 'c':
 			nerr += fek_opt_double(optarg, 1, 1e9, "-c", &a->corr);

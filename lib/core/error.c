@@ -145,3 +145,14 @@ fek_alloc(size_t nmemb, size_t size)
 		    nmemb, size);
 	return p;
 }
+
+double *
+fek_scratch(double **buf, long long *cap, long long n)
+{
+	if (n > *cap) {
+		free(*buf);
+		*cap = n;
+		*buf = fek_alloc((size_t)n, sizeof **buf);
+	}
+	return *buf;
+}

@@ -54,6 +54,9 @@ void	fek_version_exit(void) __attribute__((noreturn));
 	{ "version", no_argument, NULL, FEK_OPT_VERSION }
 void	fek_fshut(FILE *fp, const char *name);
 void	*fek_alloc(size_t nmemb, size_t size);
+/* *buf with room for n doubles (*cap of them), reallocated by fek_alloc
+ * when it has less; what it held is not kept.  A writer's row buffer. */
+double	*fek_scratch(double **buf, long long *cap, long long n);
 
 /* core/outbuf.c: whole output held until the input has been read. */
 FILE	*fek_outbuf_open(void);

@@ -18,17 +18,6 @@
 
 static const char *integ_names[] = { "brownian", "baoab", "verlet" };
 
-static double *
-grow(struct fek_md_output *o, long long n)
-{
-	if (n > o->bufcap) {
-		free(o->buf);
-		o->bufcap = n;
-		o->buf = fek_alloc(n, sizeof(double));
-	}
-	return o->buf;
-}
-
 /* The keys every section shares. */
 static void
 common_keys(struct fek_header *h, const struct fek_md_output *o)
@@ -92,7 +81,8 @@ fek_md_output_frame(struct fek_md_output *o, long long step,
 	const struct fek_md_sys *s = &o->job->sys;
 	const struct fek_grid *dom = o->job->dom;
 	int D = s->D, nc = D + (v ? D : 0) + 1, d, rc;
-	double *rows = grow(o, R * nc), su = 0, sk = 0;
+	double *rows = fek_scratch(&o->buf, &o->bufcap, R * nc);
+	double su = 0, sk = 0;
 	struct fek_header h;
 	char name[FEK_NAMELEN + 8], vunit[2 * FEK_NAMELEN + 2];
 

@@ -25,17 +25,6 @@
 #include "core/fek.h"
 #include "pmd/output.h"
 
-static double *
-grow(struct fek_pmd_output *o, long n)
-{
-	if (n > o->bufcap) {
-		free(o->buf);
-		o->bufcap = n;
-		o->buf = fek_alloc(n, sizeof(double));
-	}
-	return o->buf;
-}
-
 /* "unit^3" for volumes. */
 static void
 cubed(const char *len, char *buf, size_t n)
@@ -89,7 +78,8 @@ sink_frame(void *ctx, const struct fek_psys *s, int b, const double *x,
 	struct fek_pmd_output *o = ctx;
 	const struct fek_md_units *u = o->units;
 	int wv = o->want_v, nc = 5 + 3 * wv + 4 * (f != NULL), c;
-	double *rows = grow(o, s->n * nc), tu = u->time_unit;
+	double *rows = fek_scratch(&o->buf, &o->bufcap, s->n * nc);
+	double tu = u->time_unit;
 	struct fek_header h;
 	char vunit[FEK_NAMELEN], funit[64];
 

@@ -31,7 +31,7 @@ struct fek_pmd_output {
 	struct fek_writer lw;
 	const char *logpath, *ckpt_path;
 	double *buf;
-	long bufcap;
+	long long bufcap;
 	double *dcdbuf;			/* one DCD frame: every box */
 	long nparticles;		/* per box */
 	int nbox;

@@ -373,8 +373,9 @@ fek_timeseries_hist(const char *path, int ndim, struct fek_hist *h,
 	return rc;
 }
 
-int
-fek_binspec_parse(const char *arg, struct fek_binspec *b)
+/* One -b into b: 0, or a warning and 1. */
+static int
+binspec_one(const char *arg, struct fek_binspec *b)
 {
 	char buf[256], *c1, *c2, *c3;
 
@@ -414,6 +415,16 @@ fek_binspec_parse(const char *arg, struct fek_binspec *b)
 	}
 	b->explicit = 1;
 	return 0;
+}
+
+int
+fek_binspec_parse(const char *arg, struct fek_binspec *bs, int *nb)
+{
+	if (*nb == FEK_MAXDIM) {
+		fek_warnx("-b: at most %d dimensions", FEK_MAXDIM);
+		return 1;
+	}
+	return binspec_one(arg, &bs[(*nb)++]);
 }
 
 int

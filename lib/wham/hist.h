@@ -55,8 +55,9 @@ struct fek_binspec {
 	int explicit;		/* lo:hi:n given */
 };
 
-/* 0, or a warning "prog: -b: ..." and 1 (counted like fek_opt_*). */
-int	fek_binspec_parse(const char *arg, struct fek_binspec *b);
+/* One -b more into bs[*nb] (room for FEK_MAXDIM): 0, or a warning
+ * "prog: -b: ..." and 1 (counted like fek_opt_*). */
+int	fek_binspec_parse(const char *arg, struct fek_binspec *bs, int *nb);
 /* Apply nb -b options (one per axis, or one bins for all) to the axes of
  * g and set its bins; -1 with fek_seterr(64) when they do not fit. */
 int	fek_binspec_apply(const struct fek_binspec *bs, int nb,
