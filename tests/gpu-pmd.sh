@@ -20,7 +20,6 @@ G=${FEK_TEST_GPU_AS:-gpu}
 SEED=${FEK_TEST_SEED:-$(( $(date +%s) % 1000000 ))}
 echo "gpu-pmd: device $G, seed $SEED (FEK_TEST_SEED=$SEED repeats it)"
 
-rows() { grep -hv '^#' "$@"; }
 noprov() { grep -v '^#PROV' "$@"; }
 # fcmp NAME A B: frames with forces (columns id type x y z vx vy vz fx fy
 # fz u): the largest |dF| over the RMS force, and |du| over the RMS |u|

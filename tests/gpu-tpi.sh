@@ -24,7 +24,6 @@ G=${FEK_TEST_GPU_AS:-gpu}
 SEED=${FEK_TEST_SEED:-$(( $(date +%s) % 1000000 ))}
 echo "gpu-tpi: device $G, seed $SEED (FEK_TEST_SEED=$SEED repeats it)"
 
-rows() { grep -hv '^#' "$@"; }
 noprov() { grep -v '^#PROV' "$@"; }
 # section KIND FILE: the data rows of every section of KIND
 section() { awk -v k="$1" '/^#KIND/ { in_k = ($2 == k) } /^#/ { next } in_k' "$2"; }

@@ -2,7 +2,6 @@
 # after lib.sh): grids and PQR atoms made by awk and printf, the Bjerrum
 # length from CODATA constants, a binomial-interval check.
 BDCHECK=$TOP/tests/bd-check
-rows() { grep -hv '^#' "$@"; }
 # col NAME FILE: the value of column NAME in the first row of a text twin
 col() {
 	awk -v c="$1" '/^#COL/ { n++; if ($2 == c) k = n } /^#/ { next }

@@ -4,8 +4,6 @@
 # chi-square of samples against a density integrated by Simpson's rule,
 # and the assertions on them.  Source it after lib.sh.
 
-# rows FILE...: the data rows of text streams (no "#" lines).
-rows() { grep -hv '^#' "$@"; }
 # noprov FILE...: text streams without their #PROV lines (which name the
 # commands), for comparing the outputs of different command lines.
 noprov() { grep -v '^#PROV' "$@"; }

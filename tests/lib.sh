@@ -216,6 +216,9 @@ have() {
 	command -v "$1" > /dev/null 2>&1
 }
 
+# rows FILE...: the data rows of text streams (no "#" lines).
+rows() { grep -hv '^#' "$@"; }
+
 # has_py MODULE: true iff Debian's python3 imports MODULE.
 PY=/usr/bin/python3
 has_py() { [ -x "$PY" ] && "$PY" -c "import $1" > /dev/null 2>&1; }

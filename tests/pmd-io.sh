@@ -44,7 +44,6 @@
 
 M="md-gpu -d cpu"
 CC="$TOP/tests/md-config-check"
-rows() { grep -hv '^#' "$@"; }
 LJ2="--lj 0:0:1:1 --lj 1:1:0.8:0.9 --rc 2.5"
 
 # cmp_dump DUMP FRAMES: a LAMMPS dump (id type x y z vx vy vz) against a

@@ -21,7 +21,6 @@
 
 M="md-gpu -d cpu"
 FD="$TOP/tests/pmd-fd"
-rows() { grep -hv '^#' "$@"; }
 noprov() { grep -v '^#PROV' "$@"; }
 # blocked COL SKIP SCALE [COL2]: the mean and Flyvbjerg-Petersen standard
 # error (the largest over levels of at least 16 blocks) of column COL

@@ -26,7 +26,6 @@
 #  - bad input: one line and the documented exit code.
 . "$(dirname "$0")/lib.sh"
 
-rows() { grep -hv '^#' "$@"; }
 section() { awk -v k="$1" '/^#KIND/ { in_k = ($2 == k) } /^#/ { next } in_k' "$2"; }
 # barval METHOD FILE: beta mu and sd of a bar-solve table row
 barval() { awk -v m="$1" '$1 == m { print $2, $3 }' "$2"; }
