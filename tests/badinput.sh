@@ -130,3 +130,24 @@ done
 # is overcommitted, and then the payload is short (65)
 t wham-gpu-rows-pipe 70 "cat wham-gpu-rows2305843009213693952.bin | wham-gpu"
 ok wham-gpu-rows-pipe-1e11 sh -c "cat wham-gpu-rows99999999999.bin | wham-gpu > /dev/null 2> pipe11.err; rc=\$?; test \$rc = 65 -o \$rc = 70"
+
+# every line is read with a bound (fek(5): a header line is at most 65535
+# bytes, any other at most 1 MiB), so an endless line ends in 65 at once
+# rather than in the memory of the machine; a NUL byte is not text
+t histogram-endless-header 65 "{ printf '#FEK 1\n#KIND samples\n'; cat /dev/zero; } | histogram -b 10"
+says histogram-endless-header 'line longer than 65535 bytes'
+t histogram-endless-row 65 "{ sample-gen -T -p '0*x' -r -180:180:p -g 1 -k 0.002 -n 3; cat /dev/zero | tr '\\\\0' 1; } | histogram -b 10"
+says histogram-endless-row 'line longer than 1048576 bytes'
+sample-gen -T -p '0*x' -r -180:180:p -g 1 -k 0.002 -n 3 | sed '$d' > nulrow.txt
+printf '1\0002\n' >> nulrow.txt
+t pmf-nul-row 65 'histogram -b 10 < nulrow.txt'
+says pmf-nul-row 'NUL byte'
+
+# a directory where a file is expected cannot be opened: 66 in every tool
+mkdir -p adir
+for tool in bias-build wham-gpu pmf; do
+	t $tool-directory 66 "$tool adir"
+	t $tool-directory-stdin 66 "$tool < adir"
+done
+t histogram-m-directory 66 "histogram -b 0:1:10 -m adir"
+t sample-gen-w-directory 66 "sample-gen -p '0*x' -r -180:180:p -w adir -n 10"

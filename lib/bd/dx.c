@@ -22,6 +22,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include "core/fek.h"
@@ -35,6 +36,21 @@ struct dxin {
 	char buf[4096];
 };
 
+/* After gzgets returned NULL: a damaged or truncated gzip stream is an
+ * error of its own, not the end of the file. */
+static void
+gz_broken(struct dxin *in)
+{
+	int err;
+	const char *msg = gzerror(in->gz, &err);
+
+	if (err != Z_OK && err != Z_STREAM_END && !in->failed) {
+		fek_seterr(FEK_EX_DATA, "%s: after line %ld: %s", in->path, in->line,
+		    err == Z_ERRNO ? strerror(errno) : msg);
+		in->failed = 1;
+	}
+}
+
 /* The next line that is not blank or a comment; NULL at the end. */
 static char *
 dx_line(struct dxin *in)
@@ -44,6 +60,17 @@ dx_line(struct dxin *in)
 		size_t len = strlen(p);
 
 		in->line++;
+		/* gzgets stops at a newline, at the end or when the buffer
+		 * is full: a line that ends short of all three holds a NUL,
+		 * which strlen cannot see past (a stream of NULs would read
+		 * as endless empty lines) */
+		if ((len == 0 || p[len - 1] != '\n') &&
+		    len != sizeof in->buf - 1 && !gzeof(in->gz)) {
+			fek_seterr(FEK_EX_DATA, "%s: line %ld: a NUL byte in "
+			    "a text line", in->path, in->line);
+			in->failed = 1;
+			return NULL;
+		}
 		if (len == sizeof in->buf - 1 && p[len - 1] != '\n') {
 			fek_seterr(FEK_EX_DATA, "%s: line %ld: longer than "
 			    "%zu characters", in->path, in->line,
@@ -57,6 +84,7 @@ dx_line(struct dxin *in)
 			continue;
 		return p;
 	}
+	gz_broken(in);
 	return NULL;
 }
 
@@ -88,9 +116,14 @@ fek_bd_dx_read(const char *path, struct fek_bd_grid *g)
 	int n2[3];
 	double d[3][3];
 	long long items, total, got = 0;
+	FILE *fp;
 
 	memset(g, 0, sizeof *g);
-	in.gz = gzopen(path, "rb");
+	fp = fek_open_input(path, "rb");
+	if (fp == NULL)
+		return -1;
+	in.gz = gzdopen(dup(fileno(fp)), "rb");
+	fclose(fp);
 	if (in.gz == NULL)
 		return fek_seterr(FEK_EX_NOINPUT, "%s: %s", path,
 		    errno ? strerror(errno) : "cannot open");

@@ -41,16 +41,16 @@ pqr_integer(const char *s, long *v)
 int
 fek_bd_pqr_read(const char *path, struct fek_bd_pqr *m)
 {
-	FILE *fp = fopen(path, "r");
+	ssize_t len;
+	FILE *fp = fek_open_input(path, "r");
 	char *line = NULL;
 	size_t cap = 0;
 	long lineno = 0, ncap = 0;
 
 	memset(m, 0, sizeof *m);
 	if (fp == NULL)
-		return fek_seterr(FEK_EX_NOINPUT, "%s: %s", path,
-		    strerror(errno));
-	while (getline(&line, &cap, fp) != -1) {
+		return -1;
+	while ((len = fek_getline(&line, &cap, fp, FEK_LINE_MAX)) >= 0) {
 		char *f[PQR_MAXF], *save = NULL, *t;
 		int nf = 0;
 		struct fek_bd_atom *a;
@@ -110,8 +110,9 @@ fek_bd_pqr_read(const char *path, struct fek_bd_pqr *m)
 		a->r = v[4];
 		m->n++;
 	}
-	if (ferror(fp)) {
-		fek_seterr(FEK_EX_NOINPUT, "%s: read error", path);
+	if (len != FEK_LINE_EOF) {
+		fek_seterr(fek_getline_code(len), "%s: line %ld: %s",
+		    path, lineno + 1, fek_getline_why(len, FEK_LINE_MAX));
 		goto fail;
 	}
 	if (m->n == 0) {

@@ -23,7 +23,8 @@ int
 fek_bd_rxn_read(const char *path, const struct fek_bd_pqr *A,
     const struct fek_bd_pqr *B, struct fek_bd_rxnset *x)
 {
-	FILE *fp = fopen(path, "r");
+	ssize_t len;
+	FILE *fp = fek_open_input(path, "r");
 	char *line = NULL;
 	size_t cap = 0;
 	long lineno = 0;
@@ -31,9 +32,8 @@ fek_bd_rxn_read(const char *path, const struct fek_bd_pqr *A,
 
 	memset(x, 0, sizeof *x);
 	if (fp == NULL)
-		return fek_seterr(FEK_EX_NOINPUT, "%s: %s", path,
-		    strerror(errno));
-	while (getline(&line, &cap, fp) != -1) {
+		return -1;
+	while ((len = fek_getline(&line, &cap, fp, FEK_LINE_MAX)) >= 0) {
 		char *hash = strchr(line, '#'), *save = NULL, *f[3];
 		int nf = 0, sa[RXN_MAXSEL], sb[RXN_MAXSEL], na, nb;
 
@@ -99,6 +99,11 @@ fek_bd_rxn_read(const char *path, const struct fek_bd_pqr *A,
 		sprintf(x->label[x->ncontact], "%s %s", f[0], f[1]);
 		x->ncontact++;
 		x->gstart[x->ncontact] = x->npair;
+	}
+	if (len != FEK_LINE_EOF) {
+		fek_seterr(fek_getline_code(len), "%s: line %ld: %s",
+		    path, lineno + 1, fek_getline_why(len, FEK_LINE_MAX));
+		goto fail;
 	}
 	if (x->ncontact == 0) {
 		fek_seterr(FEK_EX_DATA, "%s: no contacts", path);

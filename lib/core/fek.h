@@ -10,6 +10,8 @@
 #ifndef FEK_H
 #define FEK_H
 
+#include <sys/types.h>
+
 #include <stdarg.h>
 #include <stdio.h>
 
@@ -57,6 +59,27 @@ void	*fek_alloc(size_t nmemb, size_t size);
 /* *buf with room for n doubles (*cap of them), reallocated by fek_alloc
  * when it has less; what it held is not kept.  A writer's row buffer. */
 double	*fek_scratch(double **buf, long long *cap, long long n);
+
+/* core/input.c: input files and bounded lines.  fek_open_input is
+ * fopen(3) that also refuses a directory (66), with the message recorded;
+ * fek_check_input the same test on an open stream (stdin).  fek_getline
+ * reads one line of at most max bytes into *buf (grown as getline(3)
+ * does) without its newline and a final carriage return: its length, or
+ * one of FEK_LINE_* (the rest of an overlong line is not read: the caller
+ * stops); fek_getline_why says what went wrong and fek_getline_code the
+ * exit status it calls for. */
+#define FEK_LINE_MAX	(1 << 20)	/* any line but a header line */
+#define FEK_HEADER_MAX	65535		/* a stream header line, fek(5) */
+#define FEK_LINE_EOF	(-1)
+#define FEK_LINE_LONG	(-2)
+#define FEK_LINE_NUL	(-3)
+#define FEK_LINE_NOMEM	(-4)
+#define FEK_LINE_IOERR	(-5)
+FILE	*fek_open_input(const char *path, const char *mode);
+int	fek_check_input(FILE *fp, const char *name);
+ssize_t	fek_getline(char **buf, size_t *cap, FILE *fp, size_t max);
+const char *fek_getline_why(ssize_t r, size_t max);
+int	fek_getline_code(ssize_t r);
 
 /* core/outbuf.c: whole output held until the input has been read. */
 FILE	*fek_outbuf_open(void);

@@ -83,18 +83,17 @@ fek_md_parse_point(const char *arg, int D, double *x)
 double *
 fek_md_load_table(const char *path, int ncol, const char *what, long *n)
 {
-	FILE *fp = fopen(path, "r");
+	ssize_t len;
+	FILE *fp = fek_open_input(path, "r");
 	char *line = NULL, *p, *end;
 	size_t cap = 0;
 	long lineno = 0, rows = 0, alloc = 16;
 	double *v;
 
-	if (fp == NULL) {
-		fek_seterr(FEK_EX_NOINPUT, "%s: %s", path, strerror(errno));
+	if (fp == NULL)
 		return NULL;
-	}
 	v = fek_alloc(alloc * ncol, sizeof *v);
-	while (getline(&line, &cap, fp) >= 0) {
+	while ((len = fek_getline(&line, &cap, fp, FEK_LINE_MAX)) >= 0) {
 		lineno++;
 		p = line + strspn(line, " \t\r\n");
 		if (*p == '\0' || *p == '#')
@@ -122,8 +121,9 @@ fek_md_load_table(const char *path, int ncol, const char *what, long *n)
 		}
 		rows++;
 	}
-	if (ferror(fp)) {
-		fek_seterr(FEK_EX_NOINPUT, "%s: %s", path, strerror(errno));
+	if (len != FEK_LINE_EOF) {
+		fek_seterr(fek_getline_code(len), "%s: line %ld: %s",
+		    path, lineno + 1, fek_getline_why(len, FEK_LINE_MAX));
 		goto bad;
 	}
 	if (rows == 0) {

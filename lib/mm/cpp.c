@@ -279,7 +279,13 @@ try_open(const char *dir, size_t dlen, const char *name, FILE **fp,
 {
 	char *p = dir ? join(dir, dlen, name) : xstrndup(name, strlen(name));
 
+	errno = 0;
 	*fp = fopen(p, "r");
+	if (*fp != NULL && fek_check_input(*fp, p) < 0) {
+		fclose(*fp);
+		free(p);
+		return -1;
+	}
 	if (*fp != NULL) {
 		*path = p;
 		return 1;
@@ -371,9 +377,8 @@ mm_cpp_open(const char *path, const char *incdirs, const char *defines)
 		if (*incdirs == ':')
 			incdirs++;
 	}
-	fp = fopen(path, "r");
+	fp = fek_open_input(path, "r");
 	if (fp == NULL) {
-		fek_seterr(FEK_EX_NOINPUT, "%s: %s", path, strerror(errno));
 		mm_cpp_close(c);
 		return NULL;
 	}
@@ -425,12 +430,12 @@ read_logical(struct mm_cpp *c)
 		int cont;
 
 		errno = 0;
-		n = getline(&c->phys, &c->physcap, f->fp);
+		n = fek_getline(&c->phys, &c->physcap, f->fp, FEK_LINE_MAX);
+		if (n < 0 && n != FEK_LINE_EOF)
+			return fek_seterr(fek_getline_code(n), "%s:%ld: %s",
+			    f->name, f->lineno + 1,
+			    fek_getline_why(n, FEK_LINE_MAX));
 		if (n < 0) {
-			if (ferror(f->fp))
-				return fek_seterr(FEK_EX_DATA, "%s:%ld: read "
-				    "error: %s", f->name, f->lineno,
-				    strerror(errno ? errno : EIO));
 			if (first)
 				return 0;
 			break;
@@ -447,6 +452,9 @@ read_logical(struct mm_cpp *c)
 		cont = k > 0 && c->phys[k - 1] == '\\';
 		if (cont)
 			c->phys[k - 1] = ' ';
+		if (len + k > FEK_LINE_MAX)
+			return fek_seterr(FEK_EX_DATA, "%s:%ld: line continued "
+			    "past %d bytes", f->name, f->lineno, FEK_LINE_MAX);
 		reserve(&c->buf, &c->cap, len + k + 1);
 		memcpy(c->buf + len, c->phys, k);
 		len += k;
@@ -457,8 +465,10 @@ read_logical(struct mm_cpp *c)
 	return 1;
 }
 
-/* Every defined name with a value replaced in c->buf (whole words). */
-static void
+/* Every defined name with a value replaced in c->buf (whole words); -1
+ * when the line grows past FEK_LINE_MAX (definitions that expand into
+ * each other double it at each one). */
+static int
 substitute(struct mm_cpp *c)
 {
 	for (int i = 0; i < c->ndef; i++) {
@@ -474,6 +484,10 @@ substitute(struct mm_cpp *c)
 			    !is_word(p[nl]);
 			size_t pre = p - s + (whole ? 0 : nl);
 
+			if (o + pre + vl > FEK_LINE_MAX)
+				return mm_cpp_err(c, "the line grows past %d "
+				    "bytes with its #define substitutions",
+				    FEK_LINE_MAX);
 			reserve(&c->tmp, &c->tmpcap, o + pre + vl + 1);
 			memcpy(c->tmp + o, s, pre);
 			o += pre;
@@ -496,6 +510,7 @@ substitute(struct mm_cpp *c)
 			c->tmpcap = cap;
 		}
 	}
+	return 0;
 }
 
 /* Whether the text here is read (every enclosing branch taken). */
@@ -649,7 +664,8 @@ mm_cpp_next(struct mm_cpp *c, char **line)
 		if (*s == '\0' || !reading(c))
 			continue;
 		if (c->ndef > 0) {
-			substitute(c);
+			if (substitute(c) < 0)
+				return -1;
 			s = c->buf + strspn(c->buf, " \t\f\v");
 		}
 		e = s + strlen(s);

@@ -419,21 +419,20 @@ fek_mm_opt_read(struct fek_mm_opt *o, const char *path)
 	int nseen = 0, rc = 0;
 	FILE *fp;
 
-	fp = fopen(path, "r");
+	fp = fek_open_input(path, "r");
 	if (fp == NULL)
-		return fek_seterr(FEK_EX_NOINPUT, "%s: %s", path,
-		    strerror(errno));
+		return -1;
 	for (;;) {
 		char *s, *eq, *k, *v, *e, key[64];
 		ssize_t len;
 
 		errno = 0;
-		len = getline(&buf, &cap, fp);
+		len = fek_getline(&buf, &cap, fp, FEK_LINE_MAX);
 		if (len < 0) {
-			if (ferror(fp))
-				rc = fek_seterr(FEK_EX_DATA, "%s: read error "
-				    "after line %ld: %s", path, m.line,
-				    strerror(errno ? errno : EIO));
+			if (len != FEK_LINE_EOF)
+				rc = fek_seterr(fek_getline_code(len), "%s:%ld: "
+				    "%s", path, m.line + 1,
+				    fek_getline_why(len, FEK_LINE_MAX));
 			break;
 		}
 		m.line++;

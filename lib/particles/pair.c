@@ -96,6 +96,7 @@ int
 fek_pair_read_table(struct fek_pairpot *pp, int i, int j, const char *path,
     double rc, long nnode)
 {
+	ssize_t len;
 	FILE *fp;
 	char *line = NULL;
 	size_t cap = 0;
@@ -108,10 +109,9 @@ fek_pair_read_table(struct fek_pairpot *pp, int i, int j, const char *path,
 	struct fek_pair_coef *c;
 	double ushift;
 
-	if ((fp = fopen(path, "r")) == NULL)
-		return fek_seterr(FEK_EX_NOINPUT, "%s: %s", path,
-		    strerror(errno));
-	while (getline(&line, &cap, fp) > 0) {
+	if ((fp = fek_open_input(path, "r")) == NULL)
+		return -1;
+	while ((len = fek_getline(&line, &cap, fp, FEK_LINE_MAX)) >= 0) {
 		double v[3];
 		char *p = line, *end;
 		int k = 0;
@@ -169,8 +169,9 @@ bad_cols:
 		f[nr] = k == 3 ? v[2] : 0;
 		nr++;
 	}
-	if (ferror(fp)) {
-		fek_seterr(FEK_EX_NOINPUT, "%s: %s", path, strerror(errno));
+	if (len != FEK_LINE_EOF) {
+		fek_seterr(fek_getline_code(len), "%s: line %ld: %s",
+		    path, lineno + 1, fek_getline_why(len, FEK_LINE_MAX));
 		goto done;
 	}
 	if (nr < 4) {

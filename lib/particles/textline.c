@@ -95,12 +95,11 @@ cfg_lines_open(struct cfg_lines *l, const char *path)
 	if (strcmp(path, "-") == 0) {
 		l->fp = stdin;
 		l->name = "stdin";
-		return 0;
+		return fek_check_input(stdin, "stdin");
 	}
-	l->fp = fopen(path, "r");
+	l->fp = fek_open_input(path, "r");
 	if (l->fp == NULL)
-		return fek_seterr(FEK_EX_NOINPUT, "%s: %s", path,
-		    strerror(errno));
+		return -1;
 	l->owned = 1;
 	l->name = path;
 	return 0;
@@ -128,20 +127,13 @@ cfg_lines_next(struct cfg_lines *l)
 		return 1;
 	}
 	errno = 0;
-	n = getline(&l->buf, &l->cap, l->fp);
-	if (n < 0) {
-		if (ferror(l->fp))
-			return fek_seterr(FEK_EX_DATA, "%s: read error after "
-			    "line %ld: %s", l->name, l->lineno,
-			    strerror(errno ? errno : EIO));
+	n = fek_getline(&l->buf, &l->cap, l->fp, FEK_LINE_MAX);
+	if (n == FEK_LINE_EOF)
 		return 0;
-	}
+	if (n < 0)
+		return fek_seterr(fek_getline_code(n), "%s: line %ld: %s",
+		    l->name, l->lineno + 1, fek_getline_why(n, FEK_LINE_MAX));
 	l->lineno++;
-	if (n > 0 && l->buf[n - 1] == '\n')
-		n--;
-	if (n > 0 && l->buf[n - 1] == '\r')
-		n--;
-	l->buf[n] = '\0';
 	l->len = strlen(l->buf);
 	return 1;
 }

@@ -1016,9 +1016,8 @@ fek_trajin_open(const char *path, const char *format, double lscale)
 			    "input");
 			break;
 		}
-		if ((t->d.fp = fopen(path, "rb")) == NULL) {
-			rc = fek_seterr(FEK_EX_NOINPUT, "%s: %s", path,
-			    strerror(errno));
+		if ((t->d.fp = fek_open_input(path, "rb")) == NULL) {
+			rc = -1;
 			break;
 		}
 		rc = dcd_open(t);

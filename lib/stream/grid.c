@@ -240,6 +240,7 @@ int
 fek_windows_load(const char *path, int ndim, struct fek_window **out,
     long *nout)
 {
+	ssize_t len;
 	FILE *fp;
 	char *line = NULL, *p, *end;
 	size_t cap = 0;
@@ -248,12 +249,11 @@ fek_windows_load(const char *path, int ndim, struct fek_window **out,
 	double v[2 * FEK_MAXDIM + 1];
 	int k;
 
-	fp = fopen(path, "r");
+	fp = fek_open_input(path, "r");
 	if (fp == NULL)
-		return fek_seterr(FEK_EX_NOINPUT, "%s: %s", path,
-		    strerror(errno));
+		return -1;
 	w = fek_alloc(alloc, sizeof *w);
-	while (getline(&line, &cap, fp) >= 0) {
+	while ((len = fek_getline(&line, &cap, fp, FEK_LINE_MAX)) >= 0) {
 		lineno++;
 		p = line + strspn(line, " \t\r\n");
 		if (*p == '\0' || *p == '#')
@@ -302,8 +302,9 @@ count:
 		}
 		n++;
 	}
-	if (ferror(fp)) {
-		fek_seterr(FEK_EX_NOINPUT, "%s: read error", path);
+	if (len != FEK_LINE_EOF) {
+		fek_seterr(fek_getline_code(len), "%s: line %ld: %s",
+		    path, lineno + 1, fek_getline_why(len, FEK_LINE_MAX));
 		goto fail;
 	}
 	if (n == 0) {

@@ -301,11 +301,12 @@ fek_reader_open(struct fek_reader *r, const char *path)
 	if (path == NULL || strcmp(path, "-") == 0) {
 		r->fp = stdin;
 		snprintf(r->name, sizeof r->name, "stdin");
+		if (fek_check_input(stdin, "stdin") < 0)
+			return -1;
 	} else {
-		r->fp = fopen(path, "rb");
+		r->fp = fek_open_input(path, "rb");
 		if (r->fp == NULL)
-			return fek_seterr(FEK_EX_NOINPUT, "%s: %s", path,
-			    strerror(errno));
+			return -1;
 		r->owned = 1;
 		snprintf(r->name, sizeof r->name, "%s", path);
 	}
@@ -325,10 +326,12 @@ fek_reader_close(struct fek_reader *r)
 	r->chunk = NULL;
 }
 
-/* Read one line into r->line without its newline.  Returns its length,
- * -1 at end of file.  A pushed-back line is returned first. */
+/* Read one line of at most max bytes into r->line without its newline.
+ * Returns its length, -1 at end of file, -2 after recording an error (an
+ * overlong line, a NUL byte, a read error).  A pushed-back line is
+ * returned first. */
 static long
-read_line(struct fek_reader *r)
+read_line(struct fek_reader *r, size_t max)
 {
 	ssize_t n;
 
@@ -336,14 +339,17 @@ read_line(struct fek_reader *r)
 		r->have_line = 0;
 		return (long)strlen(r->line);
 	}
-	n = getline(&r->line, &r->linecap, r->fp);
-	if (n < 0)
+	errno = 0;
+	n = fek_getline(&r->line, &r->linecap, r->fp, max);
+	if (n == FEK_LINE_EOF)
 		return -1;
+	if (n < 0) {
+		r->lineno++;
+		fek_rerr(r, fek_getline_code(n), "%s",
+		    fek_getline_why(n, max));
+		return -2;
+	}
 	r->lineno++;
-	if (n > 0 && r->line[n - 1] == '\n')
-		r->line[--n] = '\0';
-	if (n > 0 && r->line[n - 1] == '\r')
-		r->line[--n] = '\0';
 	return (long)n;
 }
 
@@ -434,8 +440,11 @@ plain_section(struct fek_reader *r, struct fek_header *h)
 	snprintf(h->kind, sizeof h->kind, "plain");
 	h->rows = -1;
 	for (;;) {
-		if (read_line(r) < 0)
-			return fek_rerr(r, FEK_EX_DATA, "no data lines");
+		long len = read_line(r, FEK_LINE_MAX);
+
+		if (len < 0)
+			return len == -2 ? -1 : fek_rerr(r, FEK_EX_DATA,
+			    "no data lines");
 		p = r->line + strspn(r->line, " \t");
 		if (*p != '\0' && *p != '#')
 			break;
@@ -528,15 +537,18 @@ fek_next_section(struct fek_reader *r, struct fek_header *h)
 	r->block_end = 0;
 	if ((unsigned char)c == 0x93) {
 		r->text = 0;
-		n = read_line(r);
+		n = read_line(r, FEK_HEADER_MAX);
+		if (n == -2)
+			return -1;
 		if (n < 5 || memcmp(r->line, FEK_MAGIC_BIN, 4) != 0 ||
 		    r->line[4] != ' ')
 			return fek_rerr(r, FEK_EX_DATA, "bad magic, expected "
 			    "a fek stream");
 	} else if (c == '#') {
 		r->text = 1;
-		if (read_line(r) < 0)
-			return fek_rerr(r, FEK_EX_DATA, "read error");
+		if ((n = read_line(r, FEK_HEADER_MAX)) < 0)
+			return n == -2 ? -1 : fek_rerr(r, FEK_EX_DATA,
+			    "read error");
 		if (strncmp(r->line, FEK_MAGIC_TEXT " ", 5) != 0) {
 			if (r->allow_plain && r->section == 1) {
 				r->have_line = 1;
@@ -561,12 +573,11 @@ fek_next_section(struct fek_reader *r, struct fek_header *h)
 		    "supported (this fek reads version %d)", major,
 		    FEK_FORMAT_MAJOR);
 	for (;;) {
-		n = read_line(r);
+		n = read_line(r, FEK_HEADER_MAX);
+		if (n == -2)
+			return -1;
 		if (n < 0)
 			return fek_rerr(r, FEK_EX_DATA, "header: no END line");
-		if (n >= HDR_MAXLINE)
-			return fek_rerr(r, FEK_EX_DATA, "header: line longer "
-			    "than %d bytes", HDR_MAXLINE);
 		s = r->line;
 		if (r->text) {
 			if (*s != '#')
@@ -796,10 +807,10 @@ read_rows_text(struct fek_reader *r, double *buf, long max)
 			if (ch != EOF)
 				ungetc(ch, r->fp);
 		}
-		n = read_line(r);
+		n = read_line(r, FEK_LINE_MAX);
+		if (n == -2)
+			return -1;
 		if (n < 0) {
-			if (ferror(r->fp))
-				return fek_rerr(r, FEK_EX_DATA, "read error");
 			r->block_end = 1;
 			break;
 		}

@@ -126,6 +126,7 @@ split_numbers(char *s, char **word, double *v, int max, int *bad)
 int
 fek_meta_load(const char *path, int ndim, struct fek_meta **out, long *nout)
 {
+	ssize_t len;
 	FILE *fp;
 	char *line = NULL, *word;
 	size_t cap = 0;
@@ -134,12 +135,11 @@ fek_meta_load(const char *path, int ndim, struct fek_meta **out, long *nout)
 	double v[2 * FEK_MAXDIM + 3];
 	int k, d, bad;
 
-	fp = fopen(path, "r");
+	fp = fek_open_input(path, "r");
 	if (fp == NULL)
-		return fek_seterr(FEK_EX_NOINPUT, "%s: %s", path,
-		    strerror(errno));
+		return -1;
 	m = fek_alloc(alloc, sizeof *m);
-	while (getline(&line, &cap, fp) >= 0) {
+	while ((len = fek_getline(&line, &cap, fp, FEK_LINE_MAX)) >= 0) {
 		char *p = line + strspn(line, " \t\r\n");
 
 		lineno++;
@@ -185,6 +185,11 @@ fek_meta_load(const char *path, int ndim, struct fek_meta **out, long *nout)
 		if (m[n].path == NULL)
 			fek_errx(FEK_EX_SOFTWARE, "out of memory");
 		n++;
+	}
+	if (len != FEK_LINE_EOF) {
+		fek_seterr(fek_getline_code(len), "%s: line %ld: %s",
+		    path, lineno + 1, fek_getline_why(len, FEK_LINE_MAX));
+		goto fail;
 	}
 	fclose(fp);
 	free(line);
