@@ -93,6 +93,22 @@ near flat-records-mfpt "$(first flat-tr.out)" 50 1e-10
 ok flat-records-units sh -c "grep -q '^#COL mfpt f64 ns' flat-tr.out && grep -q '^#COL rate f64 1/ns' flat-tr.out"
 ok flat-records-position grep -q '^#COL position f64' flat-tr.out
 ok flat-records-temp grep -qx '#TEMP 300' flat-tr.out
+# milestone-kmat's milestones section must agree with its kernel: an
+# index, a count or MILESTONES changed there is bad data, not ignored
+milestone-kmat -q -T flat-tr.txt > flat-k.txt
+sed 's/^#MILESTONES 11$/#MILESTONES 99999999999/' flat-k.txt > flat-k-big.txt
+t flat-ms-key 65 'qstat-mfpt flat-k-big.txt'
+awk '/^#KIND kernel/ { k = 1 } !k && !/^#/ && !d { $1 = -1; d = 1 } { print }' flat-k.txt > flat-k-idx.txt
+t flat-ms-index 65 'qstat-mfpt flat-k-idx.txt'
+says flat-ms-index 'milestones: row 1: milestone -1'
+awk '/^#KIND kernel/ { k = 1 } !k && $1 == 3 { $2 = 99999999999 } { print }' flat-k.txt > flat-k-n.txt
+t flat-ms-n 65 'qstat-mfpt flat-k-n.txt'
+says flat-ms-n 'milestone 3: n 99999999999 in the milestones section, but 2 transitions'
+awk '/^#KIND kernel/ { k = 1 } !k && /^#MILESTONES/ { $2 = 12 } { print }' flat-k.txt > flat-k-12.txt
+t flat-ms-12 65 'qstat-mfpt flat-k-12.txt'
+# two runs concatenated: the sections' counts add up
+t flat-ms-cat 0 'cat flat-k.txt flat-k.txt | qstat-mfpt -q -i 0 -f 10 > flat-cat.out'
+near flat-ms-cat-mfpt "$(first flat-cat.out)" 50 1e-10
 # F in kcal/mol at the input's TEMP: kT ln 2 between an end and the middle
 t_pipe flat-kcal 0 'milestone-kmat -q flat-tr.txt | qstat-mfpt -q -u kcal > flat-kcal.out'
 near flat-kcal-F "$(col kinetics F flat-kcal.out | head -n 1)" \

@@ -248,7 +248,7 @@ t strict-bad-key 65 'histogram -b 2 -b 2 < badkey.txt'
 # an i64 column holding a fraction
 sed 's/^5 3$/5 3/; s/^2 12345678.901234567$/2.5 1/' hist.txt > frac.txt
 t strict-i64-fraction 65 'bias-build < frac.txt'
-ok strict-i64-fraction-msg grep -q 'not an integer' strict-i64-fraction.err
+ok strict-i64-fraction-msg grep -q 'not an i64 integer' strict-i64-fraction.err
 
 : > empty
 t strict-empty 65 'histogram -b 2 < empty'

@@ -249,8 +249,9 @@ zero_bin(const char *zero, const struct fek_grid *og)
 
 	for (k = 0; k < og->ndim; k++) {
 		z[k] = strtod(s, &end);
-		if (end == s || (*end != (k + 1 < og->ndim ? ',' : '\0')))
-			fek_errx(FEK_EX_USAGE, "-z: '%s' is not %d "
+		if (end == s || !isfinite(z[k]) ||
+		    (*end != (k + 1 < og->ndim ? ',' : '\0')))
+			fek_errx(FEK_EX_USAGE, "-z: '%s' is not %d finite "
 			    "comma-separated coordinates", zero, og->ndim);
 		s = end + 1;
 	}

@@ -271,14 +271,90 @@ out:
 
 /* ---- kernel sections ---------------------------------------------------- */
 
+/* A milestones section (milestone-kmat's per-milestone summary beside its
+ * kernel): not needed for the kinetics, which come from the kernel, but
+ * checked, so that it cannot disagree in silence: MILESTONES, the index
+ * column 0..MILESTONES-1 in order, the counts n.  Its n are summed into
+ * *msum (*msn entries: the sections of runs that were concatenated add
+ * up) for counts_agree; *nms counts the sections.  -1 (65). */
+static int
+milestones_section(struct fek_reader *r, struct fek_header *h, long *msn,
+    double **msum, long *nms)
+{
+	int cmi = fek_hdr_col(h, "milestone"), cn = fek_hdr_col(h, "n");
+	double *rows;
+	long long k, nr;
+	long ns;
+
+	if (fek_milestone_key_milestones(r, h, &ns) < 0)
+		return -1;
+	if (cmi < 0 || cn < 0)
+		return fek_rerr(r, FEK_EX_DATA, "milestones: missing column "
+		    "%s", cmi < 0 ? "milestone" : "n");
+	if (*nms > 0 && ns != *msn)
+		return fek_rerr(r, FEK_EX_DATA, "key MILESTONES: %ld, but %ld "
+		    "in the first milestones section", ns, *msn);
+	/* the rows are read (the buffer grows with them) before the key
+	 * sizes anything */
+	if ((nr = fek_read_all(r, h, &rows)) < 0)
+		return -1;
+	if (nr != ns) {
+		free(rows);
+		return fek_rerr(r, FEK_EX_DATA, "milestones: %lld rows for "
+		    "MILESTONES %ld", nr, ns);
+	}
+	if (*nms == 0)
+		*msum = fek_alloc((size_t)ns, sizeof **msum);
+	for (k = 0; k < nr; k++) {
+		double m = rows[k * h->ncols + cmi], c = rows[k * h->ncols +
+		    cn];
+
+		if (m != (double)k || !(c >= 0) || !isfinite(c) ||
+		    c != floor(c)) {
+			free(rows);
+			return fek_rerr(r, FEK_EX_DATA, "milestones: row %lld: "
+			    "milestone %g, n %g: expected milestone %lld and "
+			    "a count", k + 1, m, c, k);
+		}
+		(*msum)[k] += c;
+	}
+	free(rows);
+	*msn = ns;
+	(*nms)++;
+	return 0;
+}
+
+/* The milestones sections' MILESTONES and counts agree with the kernel's:
+ * n_i = sum_j n_ij.  -1 (65). */
+static int
+counts_agree(struct fek_reader *r, const struct pair *p, long np, long n,
+    long msn, const double *msum)
+{
+	long e, i;
+	double tot;
+
+	if (msn != n)
+		return fek_rerr(r, FEK_EX_DATA, "key MILESTONES: %ld in the "
+		    "milestones section, %ld in the kernel", msn, n);
+	for (i = 0, e = 0; i < n; i++) {
+		for (tot = 0; e < np && p[e].i == i; e++)
+			tot += p[e].st.n;
+		if (tot != msum[i])
+			return fek_rerr(r, FEK_EX_DATA, "milestone %ld: n %.0f "
+			    "in the milestones section, but %.0f transitions "
+			    "from it in the kernel", i, msum[i], tot);
+	}
+	return 0;
+}
+
 static int
 read_kernels(struct fek_milestone_input *in, struct fek_reader *r)
 {
 	struct fek_header h;
 	struct pair *p = NULL, v;
-	long np = 0, cap = 0, n = 0, nk = 0, e, w;
+	long np = 0, cap = 0, n = 0, nk = 0, e, w, msn = 0, nms = 0;
 	int rc, ci, cj, cn, cm, cs;
-	double *rows = NULL;
+	double *rows = NULL, *msum = NULL;
 	long long k, nr;
 
 	memset(&v, 0, sizeof v);
@@ -286,7 +362,10 @@ read_kernels(struct fek_milestone_input *in, struct fek_reader *r)
 		long ns;
 
 		if (strcmp(h.kind, "milestones") == 0) {
+			rc = milestones_section(r, &h, &msn, &msum, &nms);
 			fek_hdr_free(&h);
+			if (rc < 0)
+				break;
 			continue;
 		}
 		if (strcmp(h.kind, "trajectories") == 0) {
@@ -366,13 +445,16 @@ read_kernels(struct fek_milestone_input *in, struct fek_reader *r)
 	fek_hdr_free(&h);
 	if (rc < 0) {
 		free(p);
+		free(msum);
 		return -1;
 	}
 	if (nk == 0) {
 		free(p);
+		free(msum);
 		return fek_rerr(r, FEK_EX_DATA, "no kernel section (the output "
 		    "of milestone-kmat)");
 	}
+
 	/* the union of the sections: statistics of repeated pairs merged */
 	qsort(p, (size_t)np, sizeof *p, cmp_pair);
 	for (e = 0, w = -1; e < np; e++) {
@@ -381,6 +463,12 @@ read_kernels(struct fek_milestone_input *in, struct fek_reader *r)
 		else
 			p[++w] = p[e];
 	}
+	if (nms > 0 && counts_agree(r, p, w + 1, n, msn, msum) < 0) {
+		free(p);
+		free(msum);
+		return -1;
+	}
+	free(msum);
 	build(&in->m, n, p, w + 1, 1, NULL, NULL);
 	free(p);
 	return 0;

@@ -353,6 +353,27 @@ read_line(struct fek_reader *r, size_t max)
 	return (long)n;
 }
 
+/* v fits an integer column of type t: integral, and within the range of
+ * an i32, or within +-2^53 for an i64 (beyond it a double, which readers
+ * hand on, is no longer exact).  Floating-point columns take anything. */
+static int
+int_fits(enum fek_type t, double v)
+{
+	if (t == FEK_I32)
+		return v >= -2147483648.0 && v <= 2147483647.0 && v == floor(v);
+	if (t == FEK_I64)
+		return v >= -9007199254740992.0 && v <= 9007199254740992.0 &&
+		    v == floor(v);
+	return 1;
+}
+
+static const char *
+int_range(enum fek_type t)
+{
+	return t == FEK_I32 ? "-2147483648 to 2147483647" :
+	    "-2^53 to 2^53";
+}
+
 static int
 valid_key(const char *k)
 {
@@ -846,12 +867,13 @@ read_rows_text(struct fek_reader *r, double *buf, long max)
 				return fek_rerr(r, FEK_EX_DATA, "row %lld "
 				    "(line %ld): column %d: NaN", r->row + 1,
 				    r->lineno, c + 1);
-			if ((r->types[c] == FEK_I64 || r->types[c] ==
-			    FEK_I32) && *v != floor(*v))
+			if (!int_fits(r->types[c], *v))
 				return fek_rerr(r, FEK_EX_DATA, "row %lld "
 				    "(line %ld): column %d: '%.*s' is not an "
-				    "integer", r->row + 1, r->lineno, c + 1,
-				    (int)(end - p), p);
+				    "%s integer (%s)", r->row + 1, r->lineno,
+				    c + 1, (int)(end - p > 30 ? 30 : end - p),
+				    p, fek_type_name(r->types[c]),
+				    int_range(r->types[c]));
 			p = end;
 		}
 		p += strspn(p, " \t");
@@ -940,22 +962,28 @@ fek_read_all(struct fek_reader *r, const struct fek_header *h, double **out)
 	long got;
 	double *buf;
 
-	cap = h->rows >= 0 ? h->rows : 1024;
+	/* ROWS is not trusted for the allocation (through a pipe nothing
+	 * checks it before the data come): the buffer grows as rows arrive,
+	 * up to ROWS, so a header that promises more than the data hold
+	 * ends in "truncated payload" (65), not in memory exhaustion */
+	cap = h->rows >= 0 && h->rows < 65536 ? h->rows : 65536;
 	buf = fek_alloc((size_t)(cap ? cap : 1) * h->ncols, sizeof *buf);
 	for (;;) {
-		if (n == cap) {
-			if (h->rows >= 0) {
-				double tmp[FEK_MAXCOLS];
+		if (n == cap && h->rows >= 0 && n == h->rows) {
+			double tmp[FEK_MAXCOLS];
 
-				got = fek_read_rows(r, tmp, 1);
-				if (got != 0) {
-					free(buf);
-					return got < 0 ? -1 : fek_rerr(r,
-					    FEK_EX_DATA, "more rows than ROWS");
-				}
-				break;
+			got = fek_read_rows(r, tmp, 1);
+			if (got != 0) {
+				free(buf);
+				return got < 0 ? -1 : fek_rerr(r, FEK_EX_DATA,
+				    "more rows than ROWS");
 			}
+			break;
+		}
+		if (n == cap) {
 			cap *= 2;
+			if (h->rows >= 0 && cap > h->rows)
+				cap = h->rows;
 			buf = realloc(buf, (size_t)cap * h->ncols *
 			    sizeof *buf);
 			if (buf == NULL)
@@ -1197,6 +1225,17 @@ fek_write_rows(struct fek_writer *w, const double *rows, long n)
 	if (w->rows >= 0 && w->written + n > w->rows)
 		return fek_seterr(FEK_EX_SOFTWARE, "more rows than declared "
 		    "(%lld)", w->rows);
+	for (c = 0; c < w->ncols; c++)
+		if (w->types[c] == FEK_I32 || w->types[c] == FEK_I64)
+			for (i = 0; i < n; i++)
+				if (!int_fits(w->types[c],
+				    rows[i * w->ncols + c]))
+					return fek_seterr(FEK_EX_SOFTWARE,
+					    "row %lld: column %d: %g does not "
+					    "fit an %s column",
+					    w->written + i + 1, c + 1,
+					    rows[i * w->ncols + c],
+					    fek_type_name(w->types[c]));
 	if (w->text) {
 		if (text_rows(w, rows, n) < 0)
 			return -1;

@@ -276,6 +276,13 @@ add_histogram(struct fek_wham_input *in, struct fek_reader *r,
 	    h->ncols != 2)
 		return fek_seterr(FEK_EX_DATA, "%s: section %ld: histogram "
 		    "columns must be bin, count", r->name, r->section);
+	/* fek(5): one row per non-empty bin, so ROWS is at most the bins;
+	 * checked before anything is allocated for the rows */
+	if (h->rows > g.nbins)
+		return fek_seterr(FEK_EX_DATA, "%s: section %ld: ROWS %lld: "
+		    "more rows than the grid's %lld bins (a histogram has one "
+		    "row per non-empty bin)", r->name, r->section, h->rows,
+		    (long long)g.nbins);
 	if (room_for_windows(in, p->nwin + 1) < 0)
 		return -1;
 	in->section[p->nwin] = r->section;

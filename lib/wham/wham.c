@@ -32,6 +32,7 @@
  * redraws each window's histogram (multinomial, n_h/g_h samples) and
  * re-solves from the solution.
  */
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -549,6 +550,33 @@ solver_run(struct solver *s, enum fek_wham_solver which, struct point *x)
 	}
 }
 
+/* Every finite ln c small enough that a change of --tol in f still shows
+ * beside it: the solver adds ln f_h to ln c_h(x), and at |ln c| beyond
+ * tol / DBL_EPSILON that sum no longer moves by tol (a ln c of 1e30 froze
+ * the residual at one value for the million iterations of --maxiter);
+ * -1 (65) naming the window. */
+static int
+lnc_resolvable(const struct fek_wham_problem *p, double tol)
+{
+	double lim = tol / DBL_EPSILON;
+	long h, k;
+
+	if (p->lnc == NULL)
+		return 0;
+	for (h = 0; h < p->nwin; h++)
+		for (k = 0; k < p->lnc_stride; k++) {
+			double v = p->lnc[h * p->lnc_stride + k];
+
+			if (isfinite(v) && fabs(v) > lim)
+				return fek_seterr(FEK_EX_DATA, "window %ld: "
+				    "ln c %g: beyond %.3g (--tol / the "
+				    "precision of a double) a bias cannot be "
+				    "resolved to --tol %g kT", h + 1, v, lim,
+				    tol);
+		}
+	return 0;
+}
+
 int
 fek_wham_solve(const struct fek_wham_problem *p,
     const struct fek_wham_options *o, struct fek_wham_result *res)
@@ -558,7 +586,7 @@ fek_wham_solve(const struct fek_wham_problem *p,
 	long it, h;
 
 	memset(res, 0, sizeof *res);
-	if (newton_too_big(p, o) < 0)
+	if (newton_too_big(p, o) < 0 || lnc_resolvable(p, o->tol) < 0)
 		return -1;
 	res->setup_s = fek_seconds();
 	if (solver_open(&s, p, o, 1) < 0)
