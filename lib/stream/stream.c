@@ -345,7 +345,7 @@ read_line(struct fek_reader *r, size_t max)
 		return -1;
 	if (n < 0) {
 		r->lineno++;
-		fek_rerr(r, fek_getline_code(n), "%s",
+		fek_rerr(r, fek_getline_code(n), "line %ld: %s", r->lineno,
 		    fek_getline_why(n, max));
 		return -2;
 	}
