@@ -44,3 +44,11 @@ t tpi-gpu-directory 66 'tpi-gpu --format gro adir'
 t md-gpu-windows-directory 66 "md-gpu -p '0*x' -r -180:180:p -w adir -n 10"
 t rmsd-directory 66 "rmsd -p '0*x' adir"
 
+
+# qstat-mfpt reads hand-written lines a line at a time (it read its whole
+# input into memory to look at it): /dev/zero is refused in the first MiB
+T_TIMEOUT=60 t qstat-mfpt-zero 65 'qstat-mfpt /dev/zero'
+T_TIMEOUT=60 t milestone-kmat-zero 65 'milestone-kmat /dev/zero'
+long qstat-mfpt-long 'qstat-mfpt long.txt'
+nul qstat-mfpt-nul 'qstat-mfpt nul.txt'
+t qstat-mfpt-directory 66 'qstat-mfpt adir'

@@ -479,49 +479,52 @@ fek_milestone_input_read(struct fek_milestone_input *in, const char *path)
 {
 	struct fek_reader r;
 	char *buf = NULL;
-	size_t len = 0, cap = 0, got;
+	size_t len = 0, cap = 0;
+	ssize_t n;
+	long lineno = 0;
 	int rc;
 
 	memset(in, 0, sizeof *in);
 	fek_hdr_init(&in->keys, "kernel");
 	if (fek_reader_open(&r, path) < 0)
 		return -1;
-	do {
-		if (cap - len < 65536) {
-			cap = cap ? 2 * cap : 65536;
-			buf = realloc(buf, cap + 1);
+	/* the first line tells a fek stream (handed back to the reader,
+	 * which reads it again) from hand-written lines, each read with the
+	 * bound of every text line */
+	n = fek_getline(&r.line, &r.linecap, r.fp, FEK_LINE_MAX);
+	if (n >= 4 && (memcmp(r.line, FEK_MAGIC_BIN, 4) == 0 ||
+	    memcmp(r.line, FEK_MAGIC_TEXT " ", 5) == 0)) {
+		r.have_line = 1;
+		r.lineno = 1;
+		in->counts = 1;
+		rc = read_kernels(in, &r);
+		fek_reader_close(&r);
+		return rc;
+	}
+	while (n >= 0) {
+		lineno++;
+		if (len + (size_t)n + 2 > cap) {
+			cap = 2 * (len + (size_t)n + 2);
+			buf = realloc(buf, cap);
 			if (buf == NULL)
 				fek_errx(FEK_EX_SOFTWARE, "out of memory");
 		}
-		got = fread(buf + len, 1, cap - len, r.fp);
-		len += got;
-	} while (got > 0);
-	if (ferror(r.fp)) {
-		rc = fek_seterr(FEK_EX_DATA, "%s: read error: %s", r.name,
-		    strerror(errno));
-		goto out;
+		memcpy(buf + len, r.line, (size_t)n);
+		len += (size_t)n;
+		buf[len++] = '\n';
+		buf[len] = '\0';
+		n = fek_getline(&r.line, &r.linecap, r.fp, FEK_LINE_MAX);
 	}
-	buf[len] = '\0';
-	if ((len >= 4 && memcmp(buf, FEK_MAGIC_BIN, 4) == 0) ||
-	    (len >= 5 && memcmp(buf, FEK_MAGIC_TEXT " ", 5) == 0)) {
-		struct fek_reader mr;
+	if (n != FEK_LINE_EOF)
+		rc = fek_seterr(fek_getline_code(n), "%s: line %ld: %s%s",
+		    r.name, lineno + 1, fek_getline_why(n, FEK_LINE_MAX),
+		    n == FEK_LINE_NUL ? " (binary data that is not a fek "
+		    "stream)" : "");
+	else {
+		char empty[1] = "";
 
-		memset(&mr, 0, sizeof mr);
-		snprintf(mr.name, sizeof mr.name, "%s", r.name);
-		mr.fp = fmemopen(buf, len, "rb");
-		if (mr.fp == NULL)
-			fek_errx(FEK_EX_SOFTWARE, "cannot read %s from memory",
-			    r.name);
-		mr.owned = 1;
-		in->counts = 1;
-		rc = read_kernels(in, &mr);
-		fek_reader_close(&mr);
-	} else if (memchr(buf, '\0', len) != NULL) {
-		rc = fek_seterr(FEK_EX_DATA, "%s: binary data that is not a "
-		    "fek stream", r.name);
-	} else
-		rc = read_text(in, r.name, buf);
-out:
+		rc = read_text(in, r.name, buf != NULL ? buf : empty);
+	}
 	free(buf);
 	fek_reader_close(&r);
 	return rc;
