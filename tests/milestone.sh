@@ -426,3 +426,8 @@ if have gnuplot; then
 else
 	skip plot-script 'no gnuplot (scripts/install-deps demo)'
 fi
+# tau lines without a K line: no kernel (65), where qsort was handed NULL
+# and the message blamed a disconnected K (fuzz finding milestone-tau-only)
+printf 'tau 0 1\ntau 1 2\n' > tau-only.txt
+t q-tau-only 65 'qstat-mfpt tau-only.txt'
+says q-tau-only 'no K lines'

@@ -213,7 +213,7 @@ read_text(struct fek_milestone_input *in, const char *name, char *buf)
 			goto out;
 		}
 	}
-	if (n < 2) {
+	if (n < 2 || np == 0) {
 		rc = fek_seterr(FEK_EX_DATA, "%s: %s", name, np ? "fewer than "
 		    "2 milestones" : "no K lines");
 		goto out;
@@ -499,6 +499,8 @@ fek_milestone_input_read(struct fek_milestone_input *in, const char *path)
 		in->counts = 1;
 		rc = read_kernels(in, &r);
 		fek_reader_close(&r);
+		if (rc < 0)
+			fek_hdr_free(&in->keys);
 		return rc;
 	}
 	while (n >= 0) {

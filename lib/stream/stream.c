@@ -525,8 +525,25 @@ rows_beyond_file(struct fek_reader *r)
 	return 0;
 }
 
+static int next_section(struct fek_reader *r, struct fek_header *h);
+
+/* The next section's header into h: 1, 0 at the end of the stream, -1 on
+ * error; h is initialised in every case, and holds nothing to free after
+ * an error (the keys read before it are freed here). */
 int
 fek_next_section(struct fek_reader *r, struct fek_header *h)
+{
+	int rc;
+
+	fek_hdr_init(h, NULL);
+	rc = next_section(r, h);
+	if (rc < 0)
+		fek_hdr_free(h);
+	return rc;
+}
+
+static int
+next_section(struct fek_reader *r, struct fek_header *h)
 {
 	int c, have[2] = { 0, 0 }, rc, major;
 	long n;
@@ -534,7 +551,6 @@ fek_next_section(struct fek_reader *r, struct fek_header *h)
 
 	if (r->in_payload && skip_rest(r) < 0)
 		return -1;
-	fek_hdr_init(h, NULL);
 	if (r->plain)
 		return 0;
 	if (r->have_line) {
