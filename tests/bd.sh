@@ -300,3 +300,57 @@ t hot 64 "bd-step -d cpu -n 2 -t 380 --contacts 1 s5a.pqr - s5b.pqr - one.rxn"
 awk 'BEGIN { for (i = 1; i <= 300; i++) printf "ATOM  %5d  CA  GLY     1    %8.3f%8.3f%8.3f  0.0000 1.5000\n", i, i % 10, int(i / 10) % 10, int(i / 100) * 3 }' > big.pqr
 echo "1:CA 1" > big.rxn
 t rxn-big 65 "$B big.pqr - s5b.pqr - big.rxn"
+
+# ---- issue 29: counts, NULs, broken gzip, radii, bdtraj keys ------------------
+# a .dx whose counts (10^9 values, 8 GB) the file cannot hold: 65 before any
+# allocation (a regular file: its size bounds the values), and for a .dx.gz
+# (size unknown) 65 at the end of the values, memory following the data
+# read; both under a 1 GB address space, where trusting the counts ended
+# in 70 "out of memory"
+{ printf 'object 1 class gridpositions counts 1000 1000 1000\norigin 0 0 0\n'
+  printf 'delta 1 0 0\ndelta 0 1 0\ndelta 0 0 1\n'
+  printf 'object 2 class gridconnections counts 1000 1000 1000\n'
+  printf 'object 3 class array type double rank 0 items 1000000000 data follows\n'
+  for i in 1 2 3 4 5 6 7 8 9 10; do echo "1.0 2.0 3.0"; done; } > huge.dx
+gzip -c huge.dx > huge.dx.gz
+t dx-counts 65 "ulimit -v 1000000; $B n.pqr huge.dx n.pqr - one.rxn"
+says dx-counts 'huge.dx: line 7: counts 1000 1000 1000 .* cannot fit in the [0-9]+ bytes left'
+t dx-counts-gz 65 "ulimit -v 1000000; $B n.pqr huge.dx.gz n.pqr - one.rxn"
+says dx-counts-gz 'huge.dx.gz: line [0-9]+: file ends after 30 of 1000000000 values'
+# a gzip'd grid of more than 65536 values (read growing) equals the plain one
+mkdx big.dx 41 -20 1 "0.1 * x - 0.2 * y + 0.05 * z + 0.001 * x * y * z"
+gzip -c big.dx > big.dx.gz
+t dx-grow 0 "$BDCHECK phi big.dx 19.5 -19.5 3.3 -10 10 -1.1 > grow1.out && $BDCHECK phi big.dx.gz 19.5 -19.5 3.3 -10 10 -1.1 > grow2.out"
+same_file dx-grow-same grow1.out grow2.out
+# an endless stream of NUL bytes as the grid: 65 at once, not a hang
+T_TIMEOUT=30 t dx-nul 65 "$B n.pqr /dev/zero n.pqr - one.rxn"
+says dx-nul '/dev/zero: line 1: a NUL byte'
+# a .dx.gz cut short: the broken gzip stream, not "file ends"
+gzip -c lin-a.dx > lin-a.dx.gz
+head -c "$(( $(wc -c < lin-a.dx.gz) / 2 ))" lin-a.dx.gz > cut.dx.gz
+t dx-gz-cut 65 "$B s5a.pqr cut.dx.gz s5b.pqr - one.rxn"
+says dx-gz-cut 'cut.dx.gz: after line [0-9]+: broken gzip stream: unexpected end of file'
+t dx-gz-whole 0 "$B -q s5a.pqr lin-a.dx.gz s5b.pqr - one.rxn > /dev/null"
+# a PQR radius of 1e300: 65 naming the atom, where the exclusion grid's
+# counts overflowed int (UBSan) and the allocation failed (70)
+printf 'ATOM      1  X   SPH     1       0.000   0.000   0.000  0.0000 1e300\n' > huge-r.pqr
+t pqr-radius 65 "$B huge-r.pqr - n.pqr - one.rxn"
+says pqr-radius 'huge-r.pqr: atom 1 \(serial 1\): radius 1e\+300 A'
+# bd-rate: every run key range-checked where it is read (65, the key and
+# the section named), where -1, inf or 0 gave a rate with exit 0
+rate_key() {	# rate_key NAME KEY VALUE
+	sed "s/^#$2 .*/#$2 $3/" all.txt > "$1.in"
+	t "$1" 65 "bd-rate $1.in"
+	says "$1" "$1.in: section 1: key $2: "
+}
+rate_key key-kdb-neg KDB -1
+rate_key key-kdb-inf KDB inf
+rate_key key-kdq-low KDQ 1
+rate_key key-rxndist RXNDIST -1
+rate_key key-bsurf BSURF 0
+rate_key key-qsurf QSURF 10
+rate_key key-temp TEMP 0
+rate_key key-need RXNNEED 1.5
+rate_key key-ionic IONIC -0.1
+rate_key key-dtrans DTRANS 0
+t key-ok 0 "bd-rate all.txt > /dev/null"
