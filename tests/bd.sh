@@ -46,6 +46,51 @@ binf=$(awk '!/^#/ && $1 == 30 { print $9 }' smol.txt)
 near smol-dmin-30 "$binf" 0.6 "$(awk -v n=$N 'BEGIN { print 3 * sqrt(0.25 / n) }')"
 near smol-kdb "$(awk '/^#KDB/ { print $2 }' smol.txt)" 6.283185307179586 1e-9
 
+# ---- 4 pi D R with bd-step's default steps, and the convergence in dt ------
+# (issue 29, item 9.)  A reaction the path of a step touches between two
+# configurations counts (the Brownian bridge of fek_bd_crossed); before it,
+# the default steps (0.5:20 ps over 0 .. q here: the atoms have no radius)
+# biased k by -3.5 % at set 2 (4e4 trajectories: -4.5 sigma).
+# What these runs can detect: k's relative sd is ~1.1 sqrt(3 / N) at set 2
+# (beta = 1/4, Omega = b/q = 1/3) and ~1.2 sqrt(3 / N) at set 1 (Omega =
+# 1/2), so the default-steps runs below (sized to ~40 s together on two
+# busy cores) check k to ~5 % (set 1) and ~2.4 % (set 2): the old -3.5 %
+# is 1.5 sd there, not reliably caught.  The dt sweep is what catches it:
+# with steps of 25, 100 and 400 ps the uncorrected engine missed 9 to 35
+# % of k (many sd at 1e4 trajectories), while the corrected k stays within
+# 2 sd of 4 pi D R at each; and the closest approaches read back at 15 A
+# (bd-rate --dist, not corrected: configurations only) show the bias of
+# the uncorrected test falling with dt, 0.78, 0.89, 0.95 of 4 pi D 15,
+# each step several sd.  scripts/bd-dt-sweep makes the acceptance numbers
+# (1e5 trajectories a point, on the GPU).
+kS() { awk -v D="$1" -v R="$2" 'BEGIN { printf "%.6g", 4 * 3.141592653589793 * D * R * 6.02214076e8 }'; }
+# set 1: D = 0.01, R = 20, b = 50, q = 100
+t_pipe dflt1 0 "bd-step -d cpu -q -s 11 -n 2000 --diff 0.01:0 --rdiff 0:0 --bsphere 50 --qsphere 100 --contacts 1 --rxn-dist 20 n.pqr - n.pqr - one.rxn | bd-rate -T > dflt1.txt"
+read -r k klo khi < <(awk '!/^#/ { print $10, $11, $12 }' dflt1.txt)
+within2 dflt1-k "$k" "$klo" "$khi" "$(kS 0.01 20)"
+# set 2: D = 0.05, R = 10, b = 30, q = 90
+SET2="-d cpu -q --diff 0.05:0 --rdiff 0:0 --bsphere 30 --qsphere 90 --contacts 1 --rxn-dist 10"
+t_pipe dflt2 0 "bd-step $SET2 -s 12 -n 6000 n.pqr - n.pqr - one.rxn | bd-rate -T > dflt2.txt"
+read -r k klo khi < <(awk '!/^#/ { print $10, $11, $12 }' dflt2.txt)
+within2 dflt2-k "$k" "$klo" "$khi" "$(kS 0.05 10)"
+# the sweep: fixed steps of 400, 100 and 25 ps, 1e4 trajectories each
+for dt in 400 100 25; do
+	t_pipe "dt$dt" 0 "bd-step $SET2 -s 13 -n 10000 --dt $dt:$dt n.pqr - n.pqr - one.rxn > dt$dt.fek && bd-rate -T --dist 10,15 dt$dt.fek > dt$dt.txt"
+	read -r k klo khi < <(awk '!/^#/ && $1 == 10 { print $10, $11, $12 }' "dt$dt.txt")
+	within2 "dt$dt-k" "$k" "$klo" "$khi" "$(kS 0.05 10)"
+done
+# the uncorrected read-back at 15 A: k / (4 pi D 15) rises toward 1 as dt
+# falls, each step more than 3 sd (of the difference), and stays below 1
+dt_falls() {
+	for dt in 400 100 25; do
+		awk -v ks="$(kS 0.05 15)" '!/^#/ && $1 == 15 { print $10 / ks, ($12 - $11) / 3.92 / ks }' "dt$dt.txt"
+	done | awk '{ r[NR] = $1; s[NR] = $2 }
+	    END { if (NR != 3) exit 1
+		for (i = 1; i < 3; i++) if (!(r[i + 1] - r[i] > 3 * sqrt(s[i]^2 + s[i + 1]^2))) exit 1
+		exit !(r[3] + 2 * s[3] < 1) }'
+}
+ok dt-bias-falls dt_falls
+
 # ---- charged spheres: Coulomb and Debye-Hueckel on grids made here --------
 # The grids: z l_B e^{-kappa r} / r around each point charge, 2 A apart
 # over +-40 A; beyond, bd-step's own far field (the same function).
@@ -207,7 +252,11 @@ printf 'ATOM      1  X   SPH     1       0.000   zero   0.000  0.0000 1.0\n' > b
 echo "99 1" > none.rxn
 B="bd-step -d cpu -n 2 --diff 0.01:0 --rdiff 0:0 --contacts 1 --ionic 0.1"
 t dx-short 65 "$B s5a.pqr short.dx s5b.pqr - one.rxn"
-ok dx-short-line grep -q 'short.dx: line [0-9]*: file ends' dx-short.err
+ok dx-short-line grep -q 'short.dx: line [0-9]*: counts 21 21 21 (9261 values) cannot fit' dx-short.err
+# gzip'd, its size unknown: the values read until the file ends
+gzip -c short.dx > short.dx.gz
+t dx-short-gz 65 "$B s5a.pqr short.dx.gz s5b.pqr - one.rxn"
+says dx-short-gz 'short.dx.gz: line [0-9]+: file ends after [0-9]+ of 9261 values'
 t dx-nan 65 "$B s5a.pqr nan.dx s5b.pqr - one.rxn"
 ok dx-nan-line grep -q 'nan.dx: line 8:' dx-nan.err
 t dx-items 65 "$B s5a.pqr items.dx s5b.pqr - one.rxn"
@@ -255,3 +304,57 @@ t hot 64 "bd-step -d cpu -n 2 -t 380 --contacts 1 s5a.pqr - s5b.pqr - one.rxn"
 awk 'BEGIN { for (i = 1; i <= 300; i++) printf "ATOM  %5d  CA  GLY     1    %8.3f%8.3f%8.3f  0.0000 1.5000\n", i, i % 10, int(i / 10) % 10, int(i / 100) * 3 }' > big.pqr
 echo "1:CA 1" > big.rxn
 t rxn-big 65 "$B big.pqr - s5b.pqr - big.rxn"
+
+# ---- issue 29: counts, NULs, broken gzip, radii, bdtraj keys ------------------
+# a .dx whose counts (10^9 values, 8 GB) the file cannot hold: 65 before any
+# allocation (a regular file: its size bounds the values), and for a .dx.gz
+# (size unknown) 65 at the end of the values, memory following the data
+# read; both under a 1 GB address space, where trusting the counts ended
+# in 70 "out of memory"
+{ printf 'object 1 class gridpositions counts 1000 1000 1000\norigin 0 0 0\n'
+  printf 'delta 1 0 0\ndelta 0 1 0\ndelta 0 0 1\n'
+  printf 'object 2 class gridconnections counts 1000 1000 1000\n'
+  printf 'object 3 class array type double rank 0 items 1000000000 data follows\n'
+  for i in 1 2 3 4 5 6 7 8 9 10; do echo "1.0 2.0 3.0"; done; } > huge.dx
+gzip -c huge.dx > huge.dx.gz
+t dx-counts 65 "ulimit -v 1000000; $B n.pqr huge.dx n.pqr - one.rxn"
+says dx-counts 'huge.dx: line 7: counts 1000 1000 1000 .* cannot fit in the [0-9]+ bytes left'
+t dx-counts-gz 65 "ulimit -v 1000000; $B n.pqr huge.dx.gz n.pqr - one.rxn"
+says dx-counts-gz 'huge.dx.gz: line [0-9]+: file ends after 30 of 1000000000 values'
+# a gzip'd grid of more than 65536 values (read growing) equals the plain one
+mkdx big.dx 41 -20 1 "0.1 * x - 0.2 * y + 0.05 * z + 0.001 * x * y * z"
+gzip -c big.dx > big.dx.gz
+t dx-grow 0 "$BDCHECK phi big.dx 19.5 -19.5 3.3 -10 10 -1.1 > grow1.out && $BDCHECK phi big.dx.gz 19.5 -19.5 3.3 -10 10 -1.1 > grow2.out"
+same_file dx-grow-same grow1.out grow2.out
+# an endless stream of NUL bytes as the grid: 65 at once, not a hang
+T_TIMEOUT=30 t dx-nul 65 "$B n.pqr /dev/zero n.pqr - one.rxn"
+says dx-nul '/dev/zero: line 1: a NUL byte'
+# a .dx.gz cut short: the broken gzip stream, not "file ends"
+gzip -c lin-a.dx > lin-a.dx.gz
+head -c "$(( $(wc -c < lin-a.dx.gz) / 2 ))" lin-a.dx.gz > cut.dx.gz
+t dx-gz-cut 65 "$B s5a.pqr cut.dx.gz s5b.pqr - one.rxn"
+says dx-gz-cut 'cut.dx.gz: after line [0-9]+: broken gzip stream: unexpected end of file'
+t dx-gz-whole 0 "$B -q s5a.pqr lin-a.dx.gz s5b.pqr - one.rxn > /dev/null"
+# a PQR radius of 1e300: 65 naming the atom, where the exclusion grid's
+# counts overflowed int (UBSan) and the allocation failed (70)
+printf 'ATOM      1  X   SPH     1       0.000   0.000   0.000  0.0000 1e300\n' > huge-r.pqr
+t pqr-radius 65 "$B huge-r.pqr - n.pqr - one.rxn"
+says pqr-radius 'huge-r.pqr: atom 1 \(serial 1\): radius 1e\+300 A'
+# bd-rate: every run key range-checked where it is read (65, the key and
+# the section named), where -1, inf or 0 gave a rate with exit 0
+rate_key() {	# rate_key NAME KEY VALUE
+	sed "s/^#$2 .*/#$2 $3/" all.txt > "$1.in"
+	t "$1" 65 "bd-rate $1.in"
+	says "$1" "$1.in: section 1: key $2: "
+}
+rate_key key-kdb-neg KDB -1
+rate_key key-kdb-inf KDB inf
+rate_key key-kdq-low KDQ 1
+rate_key key-rxndist RXNDIST -1
+rate_key key-bsurf BSURF 0
+rate_key key-qsurf QSURF 10
+rate_key key-temp TEMP 0
+rate_key key-need RXNNEED 1.5
+rate_key key-ionic IONIC -0.1
+rate_key key-dtrans DTRANS 0
+t key-ok 0 "bd-rate all.txt > /dev/null"

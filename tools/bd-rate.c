@@ -30,10 +30,34 @@ usage(int code)
 
 enum { OPT_DIST = 300 };
 
-/* The keys every section of one run shares. */
-static const char *const runkeys[] = { "BSURF", "QSURF", "KDB", "KDQ",
-    "RXNDIST", "RXNNEED", "TEMP", "IONIC", "DTRANS" };
+/* The keys every section of one run shares, and the values bd-step can
+ * write there (its options' ranges, bd-step(1)): lo <= v <= hi, or lo < v
+ * where open is set; integral where int_ is. */
+static const struct runkey {
+	const char *name;
+	double lo, hi;
+	int open, int_;
+	const char *what;
+} runkeys[] = {
+	{ "BSURF", 0, HUGE_VAL, 1, 0, "the b-sphere's radius (A) must be "
+	    "positive" },
+	{ "QSURF", 0, HUGE_VAL, 1, 0, "the q-sphere's radius (A) must be "
+	    "positive" },
+	{ "KDB", 0, HUGE_VAL, 1, 0, "k_D(b) (A^3/ps) must be positive" },
+	{ "KDQ", 0, HUGE_VAL, 1, 0, "k_D(q) (A^3/ps) must be positive" },
+	{ "RXNDIST", 1e-3, 1e4, 0, 0, "the reaction distance must lie in "
+	    "1e-3 .. 1e4 A (bd-step --rxn-dist)" },
+	{ "RXNNEED", 1, FEK_BD_NEEDMAX, 0, 1, "the contacts needed must be "
+	    "an integer 1 .. 8 (bd-step --contacts)" },
+	{ "TEMP", 200, 500, 0, 0, "the temperature must lie in 200 .. 500 K "
+	    "(bd-step -t)" },
+	{ "IONIC", 0, 10, 0, 0, "the ionic strength must lie in 0 .. 10 "
+	    "mol/L (bd-step --ionic)" },
+	{ "DTRANS", 0, HUGE_VAL, 1, 0, "the relative diffusion constant "
+	    "(A^2/ps) must be positive" },
+};
 #define NRUNKEYS (sizeof runkeys / sizeof runkeys[0])
+enum { K_BSURF, K_QSURF, K_KDB, K_KDQ, K_RXNDIST };
 
 /* A reader error: report and exit. */
 #define rerr_die(...) (fek_rerr(__VA_ARGS__), fek_die())
@@ -139,15 +163,30 @@ add_section(struct fek_reader *r, struct fek_header *h, struct input *in)
 	if (cfate < 0 || ctraj < 0 || cdmin < 0)
 		rerr_die(r, FEK_EX_DATA, "no traj, fate or dmin column");
 	for (size_t k = 0; k < NRUNKEYS; k++) {
-		if (fek_key_double(r, h, runkeys[k], &v) != 0)
+		const struct runkey *rk = &runkeys[k];
+
+		if (fek_key_double(r, h, rk->name, &v) != 0)
 			fek_die();
+		if (!isfinite(v) || (rk->open ? !(v > rk->lo) : !(v >= rk->lo))
+		    || v > rk->hi || (rk->int_ && v != floor(v)))
+			rerr_die(r, FEK_EX_DATA, "key %s: %.17g: %s",
+			    rk->name, v, rk->what);
 		if (in->nsect == 0)
 			in->runv[k] = v;
 		else if (v != in->runv[k])
 			rerr_die(r, FEK_EX_DATA, "%s %.17g, but the first "
 			    "section has %.17g: not shards of one run",
-			    runkeys[k], v, in->runv[k]);
+			    rk->name, v, in->runv[k]);
 	}
+	/* the NAM rate needs b < q and k_D(b) < k_D(q) (Omega < 1): k_D(r)
+	 * grows with r whatever the potential */
+	if (!(in->runv[K_QSURF] > in->runv[K_BSURF]))
+		rerr_die(r, FEK_EX_DATA, "key QSURF: %.17g: the q-sphere must "
+		    "lie beyond the b-sphere (BSURF %.17g)",
+		    in->runv[K_QSURF], in->runv[K_BSURF]);
+	if (!(in->runv[K_KDQ] > in->runv[K_KDB]))
+		rerr_die(r, FEK_EX_DATA, "key KDQ: %.17g: k_D(q) must exceed "
+		    "k_D(b) (KDB %.17g)", in->runv[K_KDQ], in->runv[K_KDB]);
 	sv = fek_hdr_get(h, "SEED", 0);
 	seed = sv ? strtoull(sv, NULL, 10) : 0;
 	if (in->nsect == 0)
@@ -220,12 +259,12 @@ static void
 choose_dists(struct args *a, const struct input *in)
 {
 	if (a->ndist == 0)
-		a->dist[a->ndist++] = in->runv[4];
+		a->dist[a->ndist++] = in->runv[K_RXNDIST];
 	for (int k = 0; k < a->ndist; k++)
-		if (a->dist[k] < in->runv[4])
+		if (a->dist[k] < in->runv[K_RXNDIST])
 			fek_errx(FEK_EX_USAGE, "--dist %g: below the run's "
 			    "reaction distance %g A (trajectories ended "
-			    "there)", a->dist[k], in->runv[4]);
+			    "there)", a->dist[k], in->runv[K_RXNDIST]);
 }
 
 /* The bdrate section's header: the first section's keys but SEED. */
@@ -277,7 +316,7 @@ rate_at(const struct input *in, double d, struct fek_bd_rate *rt)
 		fek_errx(FEK_EX_NUMERIC, "d %g A: no trajectory reacted or "
 		    "escaped (%lld stuck, %lld without a start): no beta", d,
 		    rt->stuck, nostart);
-	fek_bd_rate_compute(rt, in->runv[2], in->runv[3]);
+	fek_bd_rate_compute(rt, in->runv[K_KDB], in->runv[K_KDQ]);
 	return nostart;
 }
 

@@ -91,7 +91,11 @@ warp_eval(const struct fek_bd_sys *s, const double *r, const double *qa,
 #include "bd/bd_traj.h"
 
 /* Persistent warps: each takes trajectories first + i, i from *next,
- * until n are taken; *done counts finished ones (host-mapped). */
+ * until n are taken; *done counts finished ones.  Both counters are in
+ * device memory with device-scope atomics: the host reads *done by an
+ * asynchronous copy on a stream of its own (fek_bd_gpu_run), since
+ * system-scope atomics on host memory need hostNativeAtomicSupported,
+ * which PCIe cards lack. */
 __global__ static void __launch_bounds__(BD_BLOCK, BD_MINBLOCKS)
 k_run(struct fek_bd_sys s, int64_t first, int64_t n,
     unsigned long long *next, struct fek_bd_outcome *out,
@@ -111,8 +115,7 @@ k_run(struct fek_bd_sys s, int64_t first, int64_t n,
 		bd_trajectory(&s, first + (int64_t)i, &o);
 		if (lane == 0) {
 			out[i] = o;
-			__threadfence_system();
-			atomicAdd_system(done, 1ULL);
+			atomicAdd(done, 1ULL);
 		}
 	}
 }
@@ -236,7 +239,8 @@ fek_bd_gpu_run(struct fek_bd_gpu *g, int64_t first, int64_t n,
     struct fek_bd_outcome *out, void (*progress)(int64_t done, int64_t n))
 {
 	struct fek_bd_outcome *dout = NULL;
-	unsigned long long *next = NULL, *done = NULL, *ddone = NULL;
+	unsigned long long *ctr = NULL, *hdone = NULL;	/* next, done */
+	cudaStream_t run = NULL, poll = NULL;
 	struct timespec t0;
 	cudaError_t e;
 	int rc = -1;
@@ -245,32 +249,48 @@ fek_bd_gpu_run(struct fek_bd_gpu *g, int64_t first, int64_t n,
 	if (n == 0)
 		return 0;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if ((e = cudaMalloc(&dout, n * sizeof *dout)) != cudaSuccess ||
-	    (e = cudaMalloc(&next, sizeof *next)) != cudaSuccess ||
-	    (e = cudaMemset(next, 0, sizeof *next)) != cudaSuccess ||
-	    (e = cudaHostAlloc(&done, sizeof *done, cudaHostAllocMapped)) !=
+	/* the outcomes zeroed first: the kernel writes each one whole, but
+	 * a struct's padding (after fate) is never written, and the copy
+	 * back would read it uninitialised */
+	if ((e = cudaStreamCreateWithFlags(&run, cudaStreamNonBlocking)) !=
 	    cudaSuccess ||
-	    (*done = 0, e = cudaHostGetDevicePointer(&ddone, done, 0)) !=
+	    (e = cudaStreamCreateWithFlags(&poll, cudaStreamNonBlocking)) !=
+	    cudaSuccess ||
+	    (e = cudaMalloc(&dout, n * sizeof *dout)) != cudaSuccess ||
+	    (e = cudaMalloc(&ctr, 2 * sizeof *ctr)) != cudaSuccess ||
+	    (e = cudaMallocHost(&hdone, sizeof *hdone)) != cudaSuccess ||
+	    (e = cudaMemsetAsync(dout, 0, n * sizeof *dout, run)) !=
+	    cudaSuccess ||
+	    (e = cudaMemsetAsync(ctr, 0, 2 * sizeof *ctr, run)) !=
 	    cudaSuccess) {
 		fek_cuda_fail(e, "trajectory buffers");
 		goto out;
 	}
-	k_run<<<g->blocks, BD_BLOCK>>>(g->s, first, n, next, dout, ddone);
+	*hdone = 0;
+	k_run<<<g->blocks, BD_BLOCK, 0, run>>>(g->s, first, n, ctr, dout,
+	    ctr + 1);
 	if (fek_cuda_launched("k_run") < 0)
 		goto out;
-	/* wait, reporting progress from the mapped counter */
-	while ((e = cudaStreamQuery(0)) == cudaErrorNotReady) {
-		int64_t d = (int64_t)*(volatile unsigned long long *)done;
-
-		if (progress && d - shown >= 1024) {
-			progress(d, n);
-			shown = d;
+	/* wait, reporting progress from the counter, copied on the other
+	 * stream while the kernel runs (a non-blocking stream does not wait
+	 * for it) */
+	while ((e = cudaStreamQuery(run)) == cudaErrorNotReady) {
+		if (progress) {
+			if ((e = cudaMemcpyAsync(hdone, ctr + 1, sizeof *hdone,
+			    cudaMemcpyDeviceToHost, poll)) != cudaSuccess ||
+			    (e = cudaStreamSynchronize(poll)) != cudaSuccess)
+				break;
+			if ((int64_t)*hdone - shown >= 1024) {
+				shown = (int64_t)*hdone;
+				progress(shown, n);
+			}
 		}
 		usleep(20000);
 	}
 	if (e != cudaSuccess ||
-	    (e = cudaMemcpy(out, dout, n * sizeof *dout,
-	    cudaMemcpyDeviceToHost)) != cudaSuccess) {
+	    (e = cudaMemcpyAsync(out, dout, n * sizeof *dout,
+	    cudaMemcpyDeviceToHost, run)) != cudaSuccess ||
+	    (e = cudaStreamSynchronize(run)) != cudaSuccess) {
 		fek_cuda_fail(e, "trajectories");
 		goto out;
 	}
@@ -279,10 +299,16 @@ fek_bd_gpu_run(struct fek_bd_gpu *g, int64_t first, int64_t n,
 	g->st.run_ms += ms_since(&t0);
 	rc = 0;
 out:
+	if (run)
+		cudaStreamSynchronize(run);
 	cudaFree(dout);
-	cudaFree(next);
-	if (done)
-		cudaFreeHost(done);
+	cudaFree(ctr);
+	if (hdone)
+		cudaFreeHost(hdone);
+	if (poll)
+		cudaStreamDestroy(poll);
+	if (run)
+		cudaStreamDestroy(run);
 	return rc;
 }
 

@@ -89,9 +89,10 @@ struct fek_bd_solute {
 int	fek_bd_solute_load(struct fek_bd_solute *s, const char *pqr,
 	    const char *dx);
 /* Build the exclusion grid: nodes h apart within r_i + probe of an atom
- * centre. */
-int	fek_bd_solute_exclusion(struct fek_bd_solute *s, double probe,
-	    double h);
+ * centre.  -1 with fek_seterr(65 naming name, the PQR file, when its
+ * radii make the grid too large for memory; 64 when the spacing does). */
+int	fek_bd_solute_exclusion(struct fek_bd_solute *s, const char *name,
+	    double probe, double h);
 void	fek_bd_solute_free(struct fek_bd_solute *s);
 /* The view bd_eval.h works on.  kappa, lB: the far field. */
 void	fek_bd_solute_body(const struct fek_bd_solute *s, double kappa,

@@ -7,9 +7,12 @@
  * The trajectory starts on the b-sphere (a start that overlaps is drawn
  * again, at most FEK_BD_STARTMAX times); then each step proposes a move
  * (Ermak-McCammon, bd_eval.h), ends the trajectory if B's centre reached
- * the q-sphere (or its path crossed it during the step), rejects the move if the solutes would overlap (the time
- * still advances: SDA's "discard the step and retry"), and otherwise
- * takes it and ends the trajectory if the reaction criterion is met.
+ * the q-sphere (or its path crossed it during the step), rejects the
+ * move if the solutes would overlap (the time still advances: SDA's
+ * "discard the step and retry"), and otherwise takes it and ends the
+ * trajectory if the reaction criterion is met, or if the path of the
+ * step met it in between (fek_bd_crossed: the Brownian bridge between
+ * the contact distances before and after).
  * Past the step limit it is stuck.
  *
  * A template in the C way: the includer defines
@@ -26,7 +29,8 @@ FEK_BD_TRAJ_FN(const struct fek_bd_sys *s, int64_t traj,
     struct fek_bd_outcome *out FEK_BD_TRAJ_ARGS)
 {
 	struct fek_bd_state st;
-	double sum[FEK_BD_NSUM], RA[9], RB[9], r[3], qa[4], qb[4], dt, zx;
+	double sum[FEK_BD_NSUM], RA[9], RB[9], r[3], qa[4], qb[4], dt, zx, zc;
+	double d0, e0;
 	int rc;
 
 	out->traj = traj;
@@ -51,7 +55,8 @@ FEK_BD_TRAJ_FN(const struct fek_bd_sys *s, int64_t traj,
 	if ((rc = FEK_BD_LOG(&st)) != 0)
 		return rc;
 	while (out->fate == FEK_BD_STUCK && st.step < s->maxsteps) {
-		fek_bd_propose(s, (uint64_t)traj, &st, r, qa, qb, &dt, &zx);
+		fek_bd_propose(s, (uint64_t)traj, &st, r, qa, qb, &dt, &zx,
+		    &zc);
 		st.t += dt;
 		st.step++;
 		if (fek_bd_escapes(s, st.r, r, dt, zx)) {
@@ -60,10 +65,13 @@ FEK_BD_TRAJ_FN(const struct fek_bd_sys *s, int64_t traj,
 		}
 		if (FEK_BD_EVAL(r, qa, qb, sum))
 			continue;	/* overlap: rejected */
+		d0 = st.dc;
+		e0 = st.deff;
 		fek_bd_take(s, &st, r, qa, qb, sum);
 		fek_bd_quat_matrix(qa, RA);
 		fek_bd_quat_matrix(qb, RB);
-		if (fek_bd_reacts(s, &st, RA, RB))
+		if (fek_bd_reacts(s, &st, RA, RB) ||
+		    fek_bd_crossed(s, &st, d0, e0, dt, zc))
 			out->fate = FEK_BD_REACTED;
 		if ((rc = FEK_BD_LOG(&st)) != 0)
 			return rc;

@@ -22,6 +22,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -45,7 +46,12 @@ gz_broken(struct dxin *in)
 	const char *msg = gzerror(in->gz, &err);
 
 	if (err != Z_OK && err != Z_STREAM_END && !in->failed) {
-		fek_seterr(FEK_EX_DATA, "%s: after line %ld: %s", in->path, in->line,
+		/* zlib names the stream by its descriptor: "<fd:4>: " */
+		if (err != Z_ERRNO && strncmp(msg, "<fd:", 4) == 0 &&
+		    strstr(msg, ": ") != NULL)
+			msg = strstr(msg, ": ") + 2;
+		fek_seterr(FEK_EX_DATA, "%s: after line %ld: %s%s", in->path,
+		    in->line, err == Z_ERRNO ? "" : "broken gzip stream: ",
 		    err == Z_ERRNO ? strerror(errno) : msg);
 		in->failed = 1;
 	}
@@ -115,13 +121,17 @@ fek_bd_dx_read(const char *path, struct fek_bd_grid *g)
 	char *p, word[64];
 	int n2[3];
 	double d[3][3];
-	long long items, total, got = 0;
+	long long items, total, got = 0, cap;
 	FILE *fp;
+	struct stat sb;
+	off_t fsize = -1;		/* a regular file's size */
 
 	memset(g, 0, sizeof *g);
 	fp = fek_open_input(path, "rb");
 	if (fp == NULL)
 		return -1;
+	if (fstat(fileno(fp), &sb) == 0 && S_ISREG(sb.st_mode))
+		fsize = sb.st_size;
 	in.gz = gzdopen(dup(fileno(fp)), "rb");
 	fclose(fp);
 	if (in.gz == NULL)
@@ -199,10 +209,33 @@ fek_bd_dx_read(const char *path, struct fek_bd_grid *g)
 		    "grid has %lld points", path, in.line, items, total);
 		goto fail;
 	}
-	g->v = malloc((size_t)total * sizeof *g->v);
+	/* The counts are not trusted before the values are read.  A plain
+	 * regular file (zlib reading it directly) must hold them in the bytes
+	 * left: a value takes a character and a separator at least, so at
+	 * most (left + 1) / 2 fit.  A gzip'd file's uncompressed size is not
+	 * known (the trailer's ISIZE is modulo 2^32 and can be forged, and
+	 * deflate's ratio reaches ~1000): its values are stored as they come,
+	 * the array grown by doubling, so memory follows the data read (at
+	 * most twice it), never the header. */
+	if (fsize >= 0 && gzdirect(in.gz)) {
+		z_off_t at = gztell(in.gz);
+		long long left = at >= 0 && at <= fsize ?
+		    (long long)(fsize - at) : 0;
+
+		if (total > (left + 1) / 2) {
+			fek_seterr(FEK_EX_DATA, "%s: line %ld: counts %d %d %d "
+			    "(%lld values) cannot fit in the %lld bytes left "
+			    "of the file", path, in.line, g->n[0], g->n[1],
+			    g->n[2], total, left);
+			goto fail;
+		}
+		cap = total;
+	} else
+		cap = total < 65536 ? total : 65536;
+	g->v = malloc((size_t)cap * sizeof *g->v);
 	if (g->v == NULL) {
 		fek_seterr(FEK_EX_SOFTWARE, "%s: out of memory for %lld grid "
-		    "points", path, total);
+		    "points", path, cap);
 		goto fail;
 	}
 	while (got < total) {
@@ -236,6 +269,21 @@ fek_bd_dx_read(const char *path, struct fek_bd_grid *g)
 				    "%lld is not a finite number", path,
 				    in.line, got + 1);
 				goto fail;
+			}
+			if (got == cap) {
+				long long nc = cap > total / 2 ? total :
+				    2 * cap;
+				double *nv = realloc(g->v, (size_t)nc *
+				    sizeof *g->v);
+
+				if (nv == NULL) {
+					fek_seterr(FEK_EX_SOFTWARE, "%s: out "
+					    "of memory for %lld grid points",
+					    path, nc);
+					goto fail;
+				}
+				g->v = nv;
+				cap = nc;
 			}
 			g->v[got++] = v;
 			p = e;

@@ -59,10 +59,11 @@ fek_bd_solute_load(struct fek_bd_solute *s, const char *pqr, const char *dx)
 }
 
 int
-fek_bd_solute_exclusion(struct fek_bd_solute *s, double probe, double h)
+fek_bd_solute_exclusion(struct fek_bd_solute *s, const char *name,
+    double probe, double h)
 {
-	double lo[3], hi[3], rmax = 0.0;
-	long long total;
+	double lo[3], hi[3], rmax = 0.0, total, bare;
+	long imax = 0;
 	struct fek_bd_xgrid *x = &s->excl;
 
 	for (int d = 0; d < 3; d++) {
@@ -74,22 +75,41 @@ fek_bd_solute_exclusion(struct fek_bd_solute *s, double probe, double h)
 			lo[d] = fmin(lo[d], s->a[3 * i + d]);
 			hi[d] = fmax(hi[d], s->a[3 * i + d]);
 		}
-		rmax = fmax(rmax, s->pqr.atom[i].r);
+		if (s->pqr.atom[i].r > rmax) {
+			rmax = s->pqr.atom[i].r;
+			imax = i;
+		}
 	}
 	if (rmax + probe <= 0.0)	/* points: nothing excluded */
 		return 0;
-	total = 1;
+	/* the nodes counted in double before any becomes an int: with the
+	 * radii (total) and without them (bare, the atoms' extent and the
+	 * probe alone), so that a grid too large for its radii is the
+	 * data's fault (65, the atom named) and one too large anyway the
+	 * spacing's (64) */
+	total = bare = 1.0;
+	for (int d = 0; d < 3; d++) {
+		total *= ceil((hi[d] - lo[d] + 2.0 * (rmax + probe + h)) / h) +
+		    1.0;
+		bare *= ceil((hi[d] - lo[d] + 2.0 * (probe + h)) / h) + 1.0;
+	}
+	if (!(total <= (double)(1LL << 30))) {
+		if (bare <= (double)(1LL << 30))
+			return fek_seterr(FEK_EX_DATA, "%s: atom %ld (serial "
+			    "%ld): radius %g A: its exclusion grid would "
+			    "have %.3g points (spacing %g A)", name, imax + 1,
+			    s->pqr.atom[imax].serial, rmax, total, h);
+		return fek_seterr(FEK_EX_USAGE, "exclusion grid of %.3g "
+		    "points (spacing %g A): too fine for this solute", total,
+		    h);
+	}
 	x->h = h;
 	for (int d = 0; d < 3; d++) {
 		x->o[d] = lo[d] - rmax - probe - h;
 		x->n[d] = (int)ceil((hi[d] + rmax + probe + h - x->o[d]) / h) +
 		    1;
-		total *= x->n[d];
 	}
-	if (total > (1LL << 30))
-		return fek_seterr(FEK_EX_USAGE, "exclusion grid of %lld points "
-		    "(spacing %g A): too fine for this solute", total, h);
-	s->xv = calloc((size_t)total, 1);
+	s->xv = calloc((size_t)x->n[0] * x->n[1] * x->n[2], 1);
 	if (s->xv == NULL)
 		return fek_seterr(FEK_EX_SOFTWARE, "out of memory for the "
 		    "exclusion grid");

@@ -78,7 +78,8 @@ fek_bd_system_build(struct fek_bd_system *x, const struct fek_bd_opts *o)
 		s->Dr = o->have_Dr ? o->Dr[k] : fek_bd_stokes_Dr(o->T, eta,
 		    x->hydro[k]);
 		s->dh_radius = o->have_dh ? o->dh_radius[k] : s->reach;
-		if (fek_bd_solute_exclusion(s, o->probe, o->xh) != 0)
+		if (fek_bd_solute_exclusion(s, o->pqr[k], o->probe,
+		    o->xh) != 0)
 			goto fail;
 	}
 	if (fek_bd_rxn_read(o->rxn, &x->s[0].pqr, &x->s[1].pqr, &x->rxn) != 0)
