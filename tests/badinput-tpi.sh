@@ -74,6 +74,10 @@ t dump-count-pipe 65 "($LIM cat many.lammpstrj | $TPI --format lammpsdump -)"
 says dump-count-pipe 'ends after 3 of the 99999999999 atoms'
 dump 0 3 > three.lammpstrj
 t dump-fine 0 "$TPI --bins -100:1e9:1e4 three.lammpstrj > /dev/null"
+# the shortest atom lines there are (a field and a blank each), the last
+# without its newline: the count fits
+printf 'ITEM: TIMESTEP\n0\nITEM: NUMBER OF ATOMS\n3\nITEM: BOX BOUNDS pp pp pp\n0 10\n0 10\n0 10\nITEM: ATOMS id type x y z\n1 1 1 1 1\n2 1 3 3 3\n3 1 5 5 5' > tight.lammpstrj
+t dump-tight 0 "$TPI --bins -100:1e9:1e4 tight.lammpstrj > /dev/null"
 dump 0 3 -1 > negid.lammpstrj
 t dump-id-negative 65 "$TPI negid.lammpstrj"
 dump 0 3 0 > zeroid.lammpstrj

@@ -163,11 +163,12 @@ cfg_lines_fit(const struct cfg_lines *l, const char *what, long long count,
 {
 	long long left = cfg_lines_left(l);
 
-	if (left < 0 || count <= left / minlen)
+	/* (+ 1: the last line may end without its newline) */
+	if (left < 0 || count <= (left + 1) / minlen)
 		return 0;
 	return cfg_line_err(l, "%s: %lld, but the %lld bytes left in the "
 	    "file hold at most %lld lines of %d bytes or more", what, count,
-	    left, left / minlen, minlen);
+	    left, (left + 1) / minlen, minlen);
 }
 
 /* "name: line N: ..." with code 65. */
