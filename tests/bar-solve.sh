@@ -318,6 +318,7 @@ t no-overlap-work 1 "bar-solve -W fa.txt ra.txt"
 # every insertion into a hard core: TPI has no Boltzmann factor
 printf '#FEK 1\n#KIND insertions\n#ROWS 2\n#COL config i64\n#COL u f64 kT\n#END\n0 inf\n1 inf\n' > hard.txt
 t all-hard-cores 1 "bar-solve hard.txt"
+says all-hard-cores '^bar-solve: TPI: every insertion'
 # one move dominates TPI
 printf '#FEK 1\n#KIND insertions\n#ROWS ?\n#COL config i64\n#COL u f64 kT\n#END\n' > dom.txt
 awk 'BEGIN { for (i = 0; i < 1000; i++) print i, i == 7 ? -20 : 5 }' >> dom.txt

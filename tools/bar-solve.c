@@ -260,8 +260,14 @@ main(int argc, char **argv)
 		if (fek_estimate(&p, m, all, &est[m]) < 0) {
 			if (fek_errcode() != FEK_EX_NUMERIC)
 				fek_die();
-			snprintf(whybuf[m], sizeof whybuf[m], "%s",
-			    fek_errmsg());
+			const char *msg = fek_errmsg(), *name =
+			    fek_method_name(m, p.work);
+
+			/* the reason alone: check.c names the method */
+			if (strncmp(msg, name, strlen(name)) == 0 &&
+			    strncmp(msg + strlen(name), ": ", 2) == 0)
+				msg += strlen(name) + 2;
+			snprintf(whybuf[m], sizeof whybuf[m], "%s", msg);
 			why[m] = whybuf[m];
 			continue;
 		}
