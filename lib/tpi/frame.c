@@ -4,7 +4,9 @@
  * list and stored relative to the origins of their rows of cells, the
  * neighbourhood rows that cover the cutoff (tpi_eval.h), the pair
  * coefficients of the inserted type in double and single precision (the
- * mixed arithmetic's close radius), and the tail differences.
+ * mixed arithmetic's close radius), and the tail differences.  The cell
+ * is checked first (check_cell): nothing is sized by a cell that is not
+ * one, is narrower than the cutoff, or is too large for its coordinates.
  *
  * Cell lists: Allen and Tildesley, Computer Simulation of Liquids (2nd
  * ed., 2017), section 5.3.2; the neighbourhood trimmed of the image cells
