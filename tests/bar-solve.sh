@@ -193,10 +193,16 @@ awk -v lo=-50 -v h=0.125 -v nb=800 -v nohist=1 "$ALG1" lat.txt > lat-s.txt
 t lat-raw 0 "bar-solve -m tpi,del,os,bar lat.txt > lat.out"
 t lat-sums-hist 0 "bar-solve -m tpi,del,os,bar lat-sh.txt > lat-sh.out"
 t lat-hist 0 "bar-solve -m tpi,del,os,bar lat-h.txt > lat-h.out"
-t lat-sums 0 "bar-solve -m tpi,del,os lat-s.txt > lat-s.out"
+# sums alone cannot show DEL's coverage (check.c): DEL is refused, exit
+# 1, and the estimates that pass are still printed
+T_ALLOW_STDOUT=1 t lat-sums 1 "bar-solve -m tpi,del,os lat-s.txt > lat-s.out"
+says lat-sums '^bar-solve: DEL: cannot be checked without the insertions and deletions'
+ok lat-sums-no-del-row awk '$1 == "DEL" { exit 1 }' lat-s.out
+t lat-sums-n0 0 "bar-solve -n 0 -m del lat-s.txt > lat-s0.out"
+rel lat-s0-DEL "$(val lat-s0.out DEL 2)" "$(val lat.out DEL 2)" 1e-11
 for f in sh h s; do
 	for m in TPI DEL OS BAR; do
-		[ $f = s ] && [ $m = BAR ] && continue
+		[ $f = s ] && { [ $m = BAR ] || [ $m = DEL ]; } && continue
 		rel "lat-$f-$m" "$(val lat-$f.out $m 2)" "$(val lat.out $m 2)" 1e-11
 		rel "lat-$f-$m-sd" "$(val lat-$f.out $m 3)" "$(val lat.out $m 3)" 1e-9
 	done
@@ -312,11 +318,58 @@ t no-overlap-work 1 "bar-solve -W fa.txt ra.txt"
 # every insertion into a hard core: TPI has no Boltzmann factor
 printf '#FEK 1\n#KIND insertions\n#ROWS 2\n#COL config i64\n#COL u f64 kT\n#END\n0 inf\n1 inf\n' > hard.txt
 t all-hard-cores 1 "bar-solve hard.txt"
+says all-hard-cores '^bar-solve: TPI: every insertion'
 # one move dominates TPI
 printf '#FEK 1\n#KIND insertions\n#ROWS ?\n#COL config i64\n#COL u f64 kT\n#END\n' > dom.txt
 awk 'BEGIN { for (i = 0; i < 1000; i++) print i, i == 7 ? -20 : 5 }' >> dom.txt
 t one-move-dominates 1 "bar-solve dom.txt"
 ok one-move-says grep -q 'a few moves' one-move-dominates.err
+
+# ---- one-sided estimates checked by the other side (check.c) --------------------
+# Gaussian insertions N(m, s^2) of which a share p0 are hard-core overlaps
+# (u = inf): beta mu = m - s^2/2 - ln(1 - p0), and the deletions, which
+# never see the overlaps, are N(m - s^2, s^2).  DEL estimates m - s^2/2,
+# low by -ln(1 - p0) = 2.30 kT, with a small sd and n_eff in the
+# thousands: refused (it was printed with exit 0), while TPI, OS and BAR
+# are printed (exit 1 all the same).
+awk -v K=200 -v NI=100 -v ND=100 -v m=2 -v s=1 -v seed=31 -v p0=0.9 'function g() { return sqrt(-2 * log(1 - rand())) * cos(6.283185307179586 * rand()) }
+BEGIN {	srand(seed)
+	print "#FEK 1\n#KIND insertions\n#ROWS " K * NI "\n#COL config i64\n#COL u f64 kT\n#END"
+	for (c = 0; c < K; c++) for (i = 0; i < NI; i++) printf "%d %s\n", c, rand() < p0 ? "inf" : sprintf("%.17g", m + s * g())
+	print "#FEK 1\n#KIND deletions\n#ROWS " K * ND "\n#COL config i64\n#COL u f64 kT\n#END"
+	for (c = 0; c < K; c++) for (i = 0; i < ND; i++) printf "%d %.17g\n", c, m - s * s + s * g() }' > hc.txt
+MUHC=$(awk 'BEGIN { printf "%.17g", 2 - 0.5 - log(0.1) }')
+T_ALLOW_STDOUT=1 t hardcore-del 1 "bar-solve -m tpi,del,os,bar hc.txt > hc.out"
+says hardcore-del '^bar-solve: DEL: the deletions reach x = .* of the insertions lie above: the estimate misses .* more than twice its sd'
+ok hardcore-del-not-printed awk '$1 == "DEL" { exit 1 }' hc.out
+for m in TPI OS BAR; do
+	near "hardcore-$m-printed" "$(val hc.out $m 2)" "$MUHC" "$(awk -v s="$(val hc.out $m 3)" 'BEGIN { print 4 * s }')"
+done
+# the bias counted is the one the estimate has: -ln(1 - 0.9) = 2.30 within
+# 0.05 (the printed DEL with -n 0 plus it is beta mu)
+t hardcore-del-n0 0 "bar-solve -n 0 -v -m del hc.txt > hc0.out 2> hc0.err"
+near hardcore-del-bias "$(awk '/DEL: coverage/ { print $NF == "kT" ? $(NF - 1) : $NF }' hc0.err)" 2.302585 0.05
+near hardcore-del-low "$(val hc0.out DEL 2)" "$(awk -v m="$MUHC" 'BEGIN { print m - 2.302585 }')" 0.05
+# the default methods (TPI, OS, BAR) pass: exit 0
+t hardcore-default 0 "bar-solve hc.txt > hcd.out"
+# the mirror (x -> -x, the sides swapped): the deletions are 0.9 deeply
+# bound (u = -inf), which no insertion reaches; TPI is high by 2.30 kT
+# and refused, DEL is -beta mu of the above and passes
+awk '/^#KIND/ { k = $2 == "insertions" ? "deletions" : "insertions"; next } /^#/ { next }
+	{ print $1, $2 == "inf" ? "-inf" : sprintf("%.17g", -$2) > k ".part" }' hc.txt
+{ printf '#FEK 1\n#KIND insertions\n#ROWS 20000\n#COL config i64\n#COL u f64 kT\n#END\n'; cat insertions.part
+  printf '#FEK 1\n#KIND deletions\n#ROWS 20000\n#COL config i64\n#COL u f64 kT\n#END\n'; cat deletions.part; } > bound.txt
+T_ALLOW_STDOUT=1 t bound-tpi 1 "bar-solve -m tpi,del bound.txt > bound.out"
+says bound-tpi '^bar-solve: TPI: the insertions reach x = .* of the deletions lie below'
+ok bound-tpi-not-printed awk '$1 == "TPI" { exit 1 }' bound.out
+near bound-del-printed "$(val bound.out DEL 2)" "-$MUHC" "$(awk -v s="$(val bound.out DEL 3)" 'BEGIN { print 4 * s }')"
+# Gaussian moves of good overlap (s = 1): TPI and DEL both pass
+t gauss-one-sided-pass 0 "bar-solve -m tpi,del ind.txt > /dev/null"
+# deletions only: DEL cannot be checked; -n 0 accepts it
+awk '/^#FEK/ { f = $0; next } /^#KIND/ { k = $2; if (k == "deletions") print f } k == "deletions"' ind.txt > delonly.txt
+t del-only 1 "bar-solve delonly.txt"
+says del-only 'DEL: cannot be checked'
+t del-only-n0 0 "bar-solve -n 0 delonly.txt > /dev/null"
 
 # ---- bad input: 65 -------------------------------------------------------------
 hdr() {	# hdr KIND COLS...: a text header

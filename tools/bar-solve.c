@@ -242,32 +242,63 @@ main(int argc, char **argv)
 	struct fek_pert p;
 	struct fek_estimate est[FEK_NMETHOD];
 	struct fek_bar_report rp;
-	int m;
+	char whybuf[FEK_NMETHOD][512], failmsg[2048];
+	const char *why[FEK_NMETHOD];
+	int m, ok[FEK_NMETHOD], nfail, npass = 0;
 
 	fek_setprogname(argv[0]);
 	gsl_set_error_handler_off();
 	parse_args(argc, argv, &a);
 	setup(&a, &p);
 
-	/* the estimates, their overlap checks, the trace */
+	/* the estimates, each checked on its own; the trace of those that
+	 * pass */
 	for (m = 0; m < FEK_NMETHOD; m++) {
+		why[m] = NULL;
 		if (!a.want[m])
 			continue;
-		if (fek_estimate(&p, m, all, &est[m]) < 0)
-			fek_die();
+		if (fek_estimate(&p, m, all, &est[m]) < 0) {
+			if (fek_errcode() != FEK_EX_NUMERIC)
+				fek_die();
+			const char *msg = fek_errmsg(), *name =
+			    fek_method_name(m, p.work);
+
+			/* the reason alone: check.c names the method */
+			if (strncmp(msg, name, strlen(name)) == 0 &&
+			    strncmp(msg + strlen(name), ": ", 2) == 0)
+				msg += strlen(name) + 2;
+			snprintf(whybuf[m], sizeof whybuf[m], "%s", msg);
+			why[m] = whybuf[m];
+			continue;
+		}
 		if (a.com.verbose)
 			fek_bar_blocking_write(stderr, &p, &est[m], m);
+		if (a.com.verbose && (m == FEK_M_TPI || m == FEK_M_DEL)) {
+			double bias, X, miss;
+
+			fek_bar_coverage(&p, m, &bias, &X, &miss);
+			if (!isnan(bias))
+				fprintf(stderr, "%s: %s: coverage: the %s "
+				    "reach x = %.6g kT; %.6g of the %s lie %s; "
+				    "bias %.6g kT\n", fek_getprogname(),
+				    fek_method_name(m, p.work), m == FEK_M_TPI ?
+				    "insertions" : "deletions", X, miss,
+				    m == FEK_M_TPI ? "deletions" : "insertions",
+				    m == FEK_M_TPI ? "below" : "above", bias);
+		}
 	}
-	if (fek_bar_check(&p, a.want, est, a.nmin) < 0)
-		fek_die();
-	if (a.trace && fek_trace_save(a.trace, &p, a.want, argc, argv,
-	    isatty(2) && !a.com.quiet ? trace_progress : NULL) < 0)
+	if ((nfail = fek_bar_check(&p, a.want, est, a.nmin, why, ok)) < 0)
+		snprintf(failmsg, sizeof failmsg, "%s", fek_errmsg());
+	for (m = 0; m < FEK_NMETHOD; m++)
+		npass += ok[m];
+	if (npass > 0 && a.trace && fek_trace_save(a.trace, &p, ok, argc,
+	    argv, isatty(2) && !a.com.quiet ? trace_progress : NULL) < 0)
 		fek_die();
 
 	/* the report; f = rho kT exp(beta mu) (Eq. 10), in bar or rho's unit */
 	memset(&rp, 0, sizeof rp);
 	rp.p = &p;
-	rp.want = a.want;
+	rp.want = ok;
 	rp.est = est;
 	rp.have_unit = a.have_unit;
 	rp.unit = a.unit;
@@ -275,9 +306,12 @@ main(int argc, char **argv)
 	rp.have_f = a.rarg != NULL;
 	rp.f_bar = a.per_m3 > 0;
 	rp.fscale = rp.f_bar ? a.rho * a.per_m3 * KB_J * p.temp / 1e5 : a.rho;
-	if (fek_bar_report_write(stdout, &rp) < 0)
+	if (npass > 0 && fek_bar_report_write(stdout, &rp) < 0)
 		fek_die();
 	fek_fshut(stdout, "stdout");
 	fek_pert_free(&p);
+	/* the estimates that pass are printed; any that fails, exit 1 */
+	if (nfail < 0)
+		fek_errx(FEK_EX_NUMERIC, "%s", failmsg);
 	return 0;
 }

@@ -10,6 +10,7 @@
  * lib/particles/trajin.c.
  */
 #include <getopt.h>
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -316,6 +317,10 @@ do_frame(const struct args *a, struct job *j, const char *path)
 	if (j->nframes == 0 &&
 	    fek_tpi_run_start(run, rq, fr, path, stdout) < 0)
 		fek_die();
+	if (fr->step > (LLONG_MAX - fr->nreplica) / fr->nreplica)
+		fek_errx(FEK_EX_DATA, "%s: frame %ld: step %lld of %d boxes: "
+		    "its id (step x boxes + box - 1) is beyond 2^63", path,
+		    fr->ordinal + 1, fr->step, fr->nreplica);
 	id = fr->step >= 0 ? fr->step * fr->nreplica + (fr->replica - 1) :
 	    j->nframes;
 	if (idset_add(&j->ids, id) < 0)

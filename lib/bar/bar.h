@@ -85,12 +85,26 @@ int	fek_trace_save(const char *path, const struct fek_pert *p,
 	    const int *want, int argc, char **argv,
 	    void (*progress)(long row, long n));
 
-/* check.c: the estimates est[m] of the methods in want are refused, -1 with
- * fek_seterr(1) naming each, when n_eff < nmin (a poor overlap); else 0,
- * after a warning for blocking without a plateau and for a BAR that the
- * samples beyond a histogram's range could move. */
+/* check.c: each of the estimates est[m] of the methods in want judged on
+ * its own: ok[m] 1 when it passes, 0 when n_eff < nmin (a poor overlap),
+ * when TPI or DEL is biased beyond its sd by the share of the other
+ * side's moves that its own never reach (fek_bar_coverage), when DEL
+ * cannot be so checked (no moves of one side), or when why_est (may be
+ * NULL) gives a reason (the estimate does not exist).  0, or -1 with
+ * fek_seterr(1) naming every method that fails and why, on one line;
+ * warnings for blocking without a plateau and for a BAR that the samples
+ * beyond a histogram's range could move, of the methods that pass. */
 int	fek_bar_check(const struct fek_pert *p, const int *want,
-	    const struct fek_estimate *est, double nmin);
+	    const struct fek_estimate *est, double nmin,
+	    const char *const *why_est, int *ok);
+/* The coverage of one-sided method m (FEK_M_TPI or FEK_M_DEL) by the other
+ * side: for DEL, X the largest deletion x and miss the share of the
+ * insertions above it; for TPI, X the smallest insertion x and miss the
+ * share of the deletions below it; bias = -ln(1 - miss), by which the
+ * estimate is off (DEL low, TPI high).  All NaN without the moves
+ * (energies or histograms) of both sides. */
+void	fek_bar_coverage(const struct fek_pert *p, int m, double *bias,
+	    double *X, double *miss);
 
 /* report.c: bar-solve's report of the estimates est[m] of the methods in
  * want: a header, one row per method, the overlap line and the blocking

@@ -556,6 +556,9 @@ cfg_gro_frame(struct cfg_conf *c, struct cfg_lines *l, struct fek_box *bx)
 	    n < 1)
 		return cfg_line_err(l, "'%.40s' is not an atom count of 1 or "
 		    "more", l->buf);
+	/* an atom line has x, y and z from column 21 */
+	if (cfg_lines_fit(l, "atom count", n, 22) < 0)
+		return -1;
 	for (i = 0; i < n; i++) {
 		if ((rc = cfg_lines_next(l)) <= 0) {
 			if (rc == 0)
@@ -862,6 +865,10 @@ lmp_atoms(struct lmp *m, struct cfg_conf *c, const char *hint)
 			    "atomic, charge, molecular, bond, angle and full "
 			    "are read", hint);
 	}
+	/* the count against what is left of a regular file (an Atoms line
+	 * has five fields at least); room is made as the lines come */
+	if (cfg_lines_fit(&m->l, "the header's atom count", m->natoms, 10) < 0)
+		return -1;
 	for (long long k = 0; k < m->natoms; k++) {
 		struct atom_rec *a;
 		long long v, img[3] = { 0, 0, 0 };
@@ -922,9 +929,10 @@ lmp_atoms(struct lmp *m, struct cfg_conf *c, const char *hint)
 			    "keyword, as in 'Atoms # molecular', if it is "
 			    "another)", msg, st->name, nfield);
 		}
-		if (st->mol_at >= 0 && cfg_parse_ll(tok[st->mol_at], &v) < 0)
+		if (st->mol_at >= 0 && (cfg_parse_ll(tok[st->mol_at], &v) < 0 ||
+		    v < 0))
 			return cfg_line_err(&m->l, "molecule id '%.40s' is not "
-			    "an integer", tok[st->mol_at]);
+			    "an integer, 0 or more", tok[st->mol_at]);
 		if (st->q_at >= 0 && cfg_parse_double(tok[st->q_at], &q) < 0)
 			return cfg_line_err(&m->l, "charge '%.40s' is not a "
 			    "number", tok[st->q_at]);

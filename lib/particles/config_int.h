@@ -58,6 +58,15 @@ void	cfg_lines_close(struct cfg_lines *l);
 /* The next line into l->buf without its newline (and carriage return):
  * 1, 0 at the end of the file, -1 (65) on a read error. */
 int	cfg_lines_next(struct cfg_lines *l);
+/* The bytes after what has been read where l is a regular file, else -1. */
+long long cfg_lines_left(const struct cfg_lines *l);
+/* 0 when the rest of the file can hold count lines of at least minlen
+ * bytes (newline included) or is not a regular file (a pipe's lines are
+ * counted as they come); else -1 with fek_seterr(65) naming what and the
+ * line last read: a count in a header is checked so before anything is
+ * sized by it. */
+int	cfg_lines_fit(const struct cfg_lines *l, const char *what,
+	    long long count, int minlen);
 /* fek_seterr(65, "name: line N: ...") of the line last read. */
 int	cfg_line_err(const struct cfg_lines *l, const char *fmt, ...)
 	    __attribute__((format(printf, 2, 3)));

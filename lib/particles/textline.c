@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "core/fek.h"
 #include "particles/config_int.h"
@@ -136,6 +137,38 @@ cfg_lines_next(struct cfg_lines *l)
 	l->lineno++;
 	l->len = strlen(l->buf);
 	return 1;
+}
+
+/* The bytes after what has been read, where the file is a regular one:
+ * else -1 (a pipe, a terminal: its counts are checked as lines come). */
+long long
+cfg_lines_left(const struct cfg_lines *l)
+{
+	struct stat st;
+	off_t at;
+
+	if (fstat(fileno(l->fp), &st) != 0 || !S_ISREG(st.st_mode) ||
+	    (at = ftello(l->fp)) < 0)
+		return -1;
+	return at < st.st_size ? (long long)(st.st_size - at) : 0;
+}
+
+/* A count of lines of at least minlen bytes each (the newline
+ * included) that the rest of a regular file cannot hold: -1 with
+ * fek_seterr(65, "name: line N: what: C lines ... but B bytes are
+ * left"); else 0.  Pipes pass (their lines are counted as they come). */
+int
+cfg_lines_fit(const struct cfg_lines *l, const char *what, long long count,
+    int minlen)
+{
+	long long left = cfg_lines_left(l);
+
+	/* (+ 1: the last line may end without its newline) */
+	if (left < 0 || count <= (left + 1) / minlen)
+		return 0;
+	return cfg_line_err(l, "%s: %lld, but the %lld bytes left in the "
+	    "file hold at most %lld lines of %d bytes or more", what, count,
+	    left, (left + 1) / minlen, minlen);
 }
 
 /* "name: line N: ..." with code 65. */

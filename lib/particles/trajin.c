@@ -75,6 +75,7 @@
 #include "particles/trajin.h"
 
 #define MAXT FEK_PMD_MAXTYPES
+#define MAXID 9007199254740992.0	/* 2^53: ids exact in a double */
 
 enum trajin_fmt { TJ_FEK, TJ_DCD, TJ_GRO, TJ_DUMP };
 
@@ -199,9 +200,15 @@ read_fek_frame(struct fek_trajin *t, struct fek_frame *f)
 	    cfg_fek_box(r, &h, &f->box) < 0 ||
 	    cfg_fek_types(r, &h, &t->c, &nt) < 0)
 		goto fail;
-	if (fek_hdr_get(&h, "STEP", 0) != NULL &&
-	    key_ll(r, &h, "STEP", &f->step) < 0)
-		goto fail;
+	if (fek_hdr_get(&h, "STEP", 0) != NULL) {
+		if (key_ll(r, &h, "STEP", &f->step) < 0)
+			goto fail;
+		if (f->step < 0) {
+			fek_rerr(r, FEK_EX_DATA, "key STEP %lld: a step is 0 "
+			    "or more", f->step);
+			goto fail;
+		}
+	}
 	if ((val = fek_hdr_get(&h, "REPLICA", 0)) != NULL) {
 		double v[2];
 
@@ -257,6 +264,12 @@ read_fek_frame(struct fek_trajin *t, struct fek_frame *f)
 				    "but NTYPES %d", i + 1, ty, nt);
 				goto fail;
 			}
+		}
+		if (k.id >= 0 && !cfg_integral(row[k.id], -MAXID, MAXID)) {
+			fek_rerr(r, FEK_EX_DATA, "row %lld: id %g: expected an "
+			    "integer of at most 2^53 in size", i + 1,
+			    row[k.id]);
+			goto fail;
 		}
 		f->type[i] = ty;
 		for (int d = 0; d < 3; d++)
@@ -408,6 +421,11 @@ dcd_open(struct fek_trajin *t)
 		    "DCD files with fixed atoms are not read", t->name, ic[8]);
 		goto out;
 	}
+	if (d->istart < 0 || d->nsavc < 0) {
+		fek_seterr(FEK_EX_DATA, "%s: header: ISTART %lld, NSAVC %lld: "
+		    "steps are 0 or more", t->name, d->istart, d->nsavc);
+		goto out;
+	}
 	if (nset < 0) {
 		fek_seterr(FEK_EX_DATA, "%s: header: %d frames (NSET)",
 		    t->name, nset);
@@ -434,8 +452,9 @@ dcd_open(struct fek_trajin *t)
 	nbyte = 4 * (long long)d->natom;
 	d->framesize = (size_t)(2 * d->mark + 48 +
 	    (3 + d->four_d) * (2 * d->mark + nbyte));
-	d->buf = cfg_grow(NULL, d->framesize, 1);
-	/* frames: the whole number that the file's size holds */
+	/* frames: the whole number that the file's size holds (the
+	 * frame's buffer only after: a count of atoms the file cannot
+	 * hold is an error, not an allocation) */
 	first = ftello(d->fp);
 	if (first < 0 || fseeko(d->fp, 0, SEEK_END) != 0 ||
 	    (size = ftello(d->fp)) < 0 || fseeko(d->fp, first, SEEK_SET) != 0) {
@@ -457,6 +476,8 @@ dcd_open(struct fek_trajin *t)
 		    d->nframe, d->natom);
 		goto out;
 	}
+	if (d->nframe > 0)
+		d->buf = cfg_grow(NULL, d->framesize, 1);
 	rc = 0;
 out:
 	free(rec);
@@ -580,7 +601,10 @@ read_gro_frame(struct fek_trajin *t, struct fek_frame *f)
 
 		errno = 0;
 		v = strtoll(s + 5, &end, 10);
-		if (end != s + 5 && errno == 0)
+		if (end != s + 5 && (errno != 0 || v < 0))
+			return cfg_line_err(l, "title: 'step=%.30s': a step is "
+			    "an integer, 0 or more", s + 5);
+		if (end != s + 5)
 			f->step = v;
 	}
 	if (cfg_gro_frame(&t->c, l, &f->box) < 0)
@@ -740,16 +764,25 @@ dump_atoms(struct fek_trajin *t, struct fek_frame *f, char *names,
 	if (xc[0] < 0)
 		return cfg_line_err(&t->l, "ITEM: ATOMS: no columns x y z (or "
 		    "xu yu zu, xs ys zs, xsu ysu zsu)");
-	if (n > t->atomcap) {
-		t->atomcap = n;
-		t->atoms = cfg_grow(t->atoms, n, sizeof *t->atoms);
-	}
+	/* a line a field and a blank or newline each at least: the count
+	 * against what is left of a regular file, and room made as the
+	 * lines come (a pipe's count is not trusted either) */
+	if (cfg_lines_fit(&t->l, "ITEM: NUMBER OF ATOMS", n, 2 * ncol) < 0)
+		return -1;
 	dump_tok_reserve(t, ncol + 1);
 	for (long long i = 0; i < n; i++) {
-		struct dump_atom *a = &t->atoms[i];
+		struct dump_atom *a;
 		int rc, nf;
 		long long v;
 
+		if (i == t->atomcap) {
+			t->atomcap = t->atomcap ? 2 * t->atomcap : 1024;
+			if (t->atomcap > n)
+				t->atomcap = n;
+			t->atoms = cfg_grow(t->atoms, t->atomcap,
+			    sizeof *t->atoms);
+		}
+		a = &t->atoms[i];
 		if ((rc = dump_line(t)) < 0)
 			return -1;
 		if (rc == 0)
@@ -766,9 +799,10 @@ dump_atoms(struct fek_trajin *t, struct fek_frame *f, char *names,
 		a->line = t->l.lineno;
 		a->id = i + 1;
 		a->type = 0;
-		if (id >= 0 && cfg_parse_ll(t->tok[id], &a->id) < 0)
-			return cfg_line_err(&t->l, "id '%.40s' is not an "
-			    "integer", t->tok[id]);
+		if (id >= 0 && (cfg_parse_ll(t->tok[id], &a->id) < 0 ||
+		    a->id < 1))
+			return cfg_line_err(&t->l, "id '%.40s' is not a "
+			    "positive integer (a LAMMPS atom id)", t->tok[id]);
 		if (ty >= 0) {
 			if (cfg_parse_ll(t->tok[ty], &v) < 0 || v < 1 ||
 			    v > MAXT)
@@ -845,9 +879,10 @@ read_dump_frame(struct fek_trajin *t, struct fek_frame *f)
 			dump_tok_reserve(t, 2);
 			if ((nf = dump_item_line(t, "TIMESTEP")) < 0)
 				return -1;
-			if (nf != 1 || cfg_parse_ll(t->tok[0], &f->step) < 0)
+			if (nf != 1 || cfg_parse_ll(t->tok[0], &f->step) < 0 ||
+			    f->step < 0)
 				return cfg_line_err(&t->l, "ITEM: TIMESTEP: "
-				    "expected one integer");
+				    "expected one integer, 0 or more");
 			have_step = 1;
 		} else if (strncmp(item, "NUMBER OF ATOMS", 15) == 0 &&
 		    cfg_blank(item + 15)) {

@@ -4,7 +4,9 @@
  * list and stored relative to the origins of their rows of cells, the
  * neighbourhood rows that cover the cutoff (tpi_eval.h), the pair
  * coefficients of the inserted type in double and single precision (the
- * mixed arithmetic's close radius), and the tail differences.
+ * mixed arithmetic's close radius), and the tail differences.  The cell
+ * is checked first (check_cell): nothing is sized by a cell that is not
+ * one, is narrower than the cutoff, or is too large for its coordinates.
  *
  * Cell lists: Allen and Tildesley, Computer Simulation of Liquids (2nd
  * ed., 2017), section 5.3.2; the neighbourhood trimmed of the image cells
@@ -17,6 +19,7 @@
  * (2N + 1) and (2N - 1) times (2 pi / V) I, the mu_tail = 2 u_tail of
  * the textbooks up to the O(1/N) term that the finite system has.
  */
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -147,6 +150,56 @@ mixed_coef(const struct fek_pair_coef *c, int style, double beta,
 	cf->band2 = nextafterf((float)((rc - band) * (rc - band)), 0);
 }
 
+/*
+ * The cell of a frame, before anything is sized by it: its volume and
+ * widths (between opposite faces) positive and finite, the cutoff rc no
+ * longer than the narrowest width, and its coordinates within 2^22
+ * cutoffs of 0, so that a double resolves a distance to 2^-30 of the
+ * cutoff (and the single-precision screen's margin, 2^-20 of twice the
+ * span, stays within 8 cutoffs).  The cutoff's bound keeps the work of a
+ * move and the neighbourhood's rows proportional to the frame: the
+ * cutoff sphere reaches only the cell's 26 nearest images, whose cells
+ * the cell list has (a longer cutoff needs (2 rc / w + 1)^3 images of the
+ * cell for each move, without end as the cell shrinks: a box of 0.001
+ * with rc = 2.5 asks for 10^11 image cells a move).  Widths into w[3],
+ * the volume into *V.
+ */
+static int
+check_cell(const struct fek_box *b, double rc, double *w, double *V)
+{
+	double span;
+	int dmin = 0;
+
+	*V = fek_box_volume(b);
+	fek_box_widths(b, w);
+	if (!(*V > 0) || !isfinite(*V) || !(w[0] > 0) || !(w[1] > 0) ||
+	    !(w[2] > 0) || !isfinite(w[0]) || !isfinite(w[1]) ||
+	    !isfinite(w[2]))
+		return fek_seterr(FEK_EX_DATA, "cell %g %g %g %g %g %g: its "
+		    "volume (%g) and widths (%g %g %g) must be positive and "
+		    "finite", b->lx, b->ly, b->lz, b->xy, b->xz, b->yz, *V,
+		    w[0], w[1], w[2]);
+	for (int d = 1; d < 3; d++)
+		if (w[d] < w[dmin])
+			dmin = d;
+	if (rc > w[dmin] * (1 + 1e-12))
+		return fek_seterr(FEK_EX_DATA, "the cutoff %g is longer than "
+		    "the cell's width %g along %c: pairs beyond the nearest "
+		    "images of the cell are not summed (give a shorter cutoff "
+		    "or frames of more particles)", rc, w[dmin], "abc"[dmin]);
+	/* the span of the coordinates (the screen below takes twice it) */
+	span = fabs(b->lo[0]) + fabs(b->lo[1]) + fabs(b->lo[2]) + b->lx +
+	    b->ly + b->lz + fabs(b->xy) + fabs(b->xz) + fabs(b->yz);
+	if (!(span <= 4194304 * rc))
+		return fek_seterr(FEK_EX_DATA, "cell %g %g %g %g %g %g from "
+		    "%g %g %g: its coordinates span %.3g, more than 2^22 "
+		    "cutoffs (%.3g): distances between them would be rounded "
+		    "to more than 2^-30 of the cutoff", b->lx, b->ly, b->lz,
+		    b->xy, b->xz, b->yz, b->lo[0], b->lo[1], b->lo[2], span,
+		    4194304 * rc);
+	return 0;
+}
+
 int
 fek_tpi_frame_prepare(struct fek_tpi_frame *tf, const struct fek_frame *f,
     const struct fek_tpi_par *par)
@@ -163,17 +216,23 @@ fek_tpi_frame_prepare(struct fek_tpi_frame *tf, const struct fek_frame *f,
 		return fek_seterr(FEK_EX_DATA, "the frame has particles of "
 		    "type %d, the potential %d type%s", f->ntypes - 1,
 		    pp->ntypes, pp->ntypes == 1 ? "" : "s");
+	if (n > INT_MAX)
+		return fek_seterr(FEK_EX_DATA, "%ld particles: at most %d are "
+		    "read", n, INT_MAX);
 	g->box = f->box;
 	fek_box_set(&g->box);
-	tf->V = fek_box_volume(&g->box);
-	fek_box_widths(&g->box, w);
+	if (check_cell(&g->box, rc, w, &tf->V) < 0)
+		return -1;
 	g->ncell = 1;
 	for (int d = 0; d < 3; d++) {
 		double k = floor(w[d] * par->sub / rc);
 
-		/* no more than about 4 cells a particle along each axis */
+		/* no more than about 4 cells a particle along each axis,
+		 * and 1024 (ncell, an int, below 2^30) */
 		if (k > 4 * cbrt((double)n) + 4)
 			k = floor(4 * cbrt((double)n) + 4);
+		if (k > 1024)
+			k = 1024;
 		g->nc[d] = k < 1 ? 1 : (int)k;
 		cw[d] = w[d] / g->nc[d];
 		m[d] = (int)ceil(rc / cw[d] * (1 - 1e-12));

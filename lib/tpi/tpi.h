@@ -77,7 +77,12 @@ struct fek_tpi_frame {
 /* Prepare f for the moves of par (cells of at least rc / par->sub,
  * the single-precision copies and screen of fek_tpi_energy).
  * -1 with fek_seterr(65) when a particle type has no pair coefficients
- * (type beyond the potential's). */
+ * (type beyond the potential's), when the cell's volume or a width is not
+ * positive and finite, when the cutoff is longer than the cell's
+ * narrowest width (the work of a move and the rows would grow as
+ * (rc / w)^3 without end), when its edges, tilts and origin sum to more
+ * than 2^22 cutoffs, or when there are more than INT_MAX particles;
+ * nothing is sized before these checks. */
 int	fek_tpi_frame_prepare(struct fek_tpi_frame *tf, const struct fek_frame *f,
 	    const struct fek_tpi_par *par);
 void	fek_tpi_frame_free(struct fek_tpi_frame *tf);
