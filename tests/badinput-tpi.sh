@@ -122,3 +122,11 @@ t step-negative 65 "$TPI step-neg.fek"
 frame "10 10 10" | sed 's/^#STEP 0/#STEP 9000000000000000000\n#REPLICA 2 4/' > step-big.fek
 t step-id-overflow 65 "$TPI step-big.fek"
 says step-id-overflow 'beyond 2\^63'
+
+# ---- -n against memory: one partial sum per 1024 insertions (and 8 bytes
+# a move with -E) must fit in half the machine's memory, checked before a
+# frame is read (7e13 ended in "out of memory", 70)
+t_usage n-memory "tpi-gpu -d cpu -n 70000000000000 --lj 1:1 -t 1 ok.fek"
+says n-memory '^tpi-gpu: -n 70000000000000: the sums of that many insertions a frame need'
+t_usage n-memory-raw "tpi-gpu -d cpu -E -n 60000000000000 --lj 1:1 -t 1 ok.fek"
+says n-memory-raw 'with -E'

@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/fek.h"
 #include "tpi/setup.h"
@@ -104,6 +105,28 @@ output_keys(struct fek_tpi_run *run, const struct fek_frame *fr, int it)
 	    "double");
 }
 
+/* -n's insertions against what they hold in memory: the fixed-order sums
+ * keep one partial sum per FEK_TPI_GROUP moves of a frame (CPU and GPU),
+ * -E one energy per move; more than half the machine's memory is refused
+ * (64) before a frame is read, where it ended in "out of memory" (70). */
+static int
+fits_memory(const struct fek_tpi_request *rq)
+{
+	double groups = ceil((double)rq->nins / FEK_TPI_GROUP);
+	double need = groups * sizeof(struct fek_tpi_part) +
+	    (rq->raw ? 8.0 * rq->nins : 0);
+	double have = (double)sysconf(_SC_PHYS_PAGES) *
+	    (double)sysconf(_SC_PAGESIZE);
+
+	if (have > 0 && need > 0.5 * have)
+		return fek_seterr(FEK_EX_USAGE, "-n %lld: the sums of that "
+		    "many insertions a frame need %.3g GiB%s, more than half "
+		    "of this machine's %.3g GiB", (long long)rq->nins,
+		    need / 1073741824.0, rq->raw ? " with -E" : "",
+		    have / 1073741824.0);
+	return 0;
+}
+
 int
 fek_tpi_run_start(struct fek_tpi_run *run, const struct fek_tpi_request *rq,
     const struct fek_frame *fr, const char *path, FILE *fp)
@@ -131,6 +154,8 @@ fek_tpi_run_start(struct fek_tpi_run *run, const struct fek_tpi_request *rq,
 	par->itype = it;
 	par->beta = 1 / (run->units->kb * run->temp);
 	par->nins = rq->nins;
+	if (fits_memory(rq) < 0)
+		return -1;
 	par->del = rq->del;
 	par->tail = tail;
 	par->hlo = rq->hlo;
