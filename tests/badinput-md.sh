@@ -3,7 +3,8 @@
 # with one "md-gpu: fact" line and nothing on stdout, under a timeout.
 #   - molecular systems (--top): a box narrower than twice the cut-off
 #     (the configuration, every frame of a rerun, 0.01 nm), a frame of
-#     the wrong size after good ones, frames whose energy is not finite,
+#     the wrong size after good ones, frames whose energy is not finite
+#     (and dynamics from such a start),
 #     a box too large for a PME grid, an .mdp or #include that never ends
 #     (/dev/zero); a 1e9 nm box with a cut-off (cells bounded by the atom
 #     count) runs; a rerun keeps the first frame's PME grid for every
@@ -76,6 +77,11 @@ t box-0.01-rerun 65 "$M --rerun b001.gro"
 awk 'NR == 3 { p = substr($0, 21, 24) } NR == 6 { $0 = substr($0, 1, 20) p substr($0, 45) } { print }' spc216.gro > overlap.gro
 t overlap-not-finite 1 "$M --mdp rc09.mdp --rerun overlap.gro"
 says overlap-not-finite 'overlap.gro: frame 1: the energy LJ \(SR\) is not finite'
+# dynamics from two waters on top of each other: refused at step 0,
+# before a frame of infinities is written (it was, then SETTLE failed)
+awk 'NR >= 3 && NR <= 5 { p[NR] = substr($0, 21, 24) } NR >= 6 && NR <= 8 { $0 = substr($0, 1, 20) p[NR - 3] substr($0, 45) } { print }' spc216.gro > overlap3.gro
+t overlap-dynamics 1 "$M --mdp rc09.mdp --config overlap3.gro -n 10"
+says overlap-dynamics 'step 0: the energy is not finite'
 box 1e300 1e300 1e300 < spc216.gro > b1e300.gro
 t box-1e300 65 "$M --rerun b1e300.gro"
 # item 15: a 1e9 nm box: cells from the atom count (exit 70, an
