@@ -65,5 +65,15 @@ echo "two umbrella windows, 4 replicas each: largest difference GPU - CPU $d deg
 le win-gpu-equals-cpu "$d" 1e-6
 t win-sections 0 "test \$(grep -c '^#KIND samples' w-gpu.txt) -eq 2"
 
+# without --mdp: GROMACS's defaults, constraints = none (issue 29 item 8:
+# the GPU copied a NULL cluster table and exited 70 "CUDA: constraints:
+# invalid argument")
+NOMDP="md-gpu --top $D/ala2.top --config $D/ala2.gro -n 200 -e 10 -R 4 $CV -T"
+t no-mdp-cpu 0 "$NOMDP -d cpu > nomdp-cpu.txt"
+t no-mdp-gpu 0 "$NOMDP -d gpu > nomdp-gpu.txt"
+d=$(maxdiff nomdp-cpu.txt nomdp-gpu.txt)
+echo "no .mdp (no constraints), 4 replicas x 200 steps: largest difference GPU - CPU $d deg"
+le no-mdp-gpu-equals-cpu "$d" 1e-6
+
 printf 'coulombtype = PME\nrcoulomb = 1.0\nrvdw = 1.0\nref-t = 300\nintegrator = sd\n' > pme.mdp
 t_usage gpu-pme-refused "md-gpu --top $D/ala2.top --config $D/ala2.gro --mdp pme.mdp -n 1 -R 2 $CV -d gpu"

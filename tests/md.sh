@@ -7,13 +7,39 @@
 # the exact stationary variance and statistical inefficiency of the
 # Euler-Maruyama Ornstein-Uhlenbeck process, umbrella MD on the
 # butane-like torsion through WHAM, energy conservation, the DCD file read
-# by mdtraj; reproducibility, shards, and exit codes.
+# by mdtraj; reproducibility, shards, and exit codes; OpenMP's threads
+# made to sleep rather than spin where the environment does not say.
 #
 # Statistical checks use fixed seeds and tolerances of 4 to 5 standard
 # errors; the negative controls (a wrong barrier, crossings checked at the
 # steps only) show that the checks can fail.
 . "$(dirname "$0")/lib.sh"
 . "$TOP/tests/lib-md.sh"
+
+# ---- threads on shared machines (lib/core/options.c, fek(7)) -----------------
+# libgomp reads OMP_WAIT_POLICY and GOMP_SPINCOUNT when it is loaded; a
+# tool started without either, with more than one thread to run, starts
+# itself again with OMP_WAIT_POLICY=passive, whose threads spin 0 rounds
+# (issue 29 item 17).  spins ENV...: how many times libgomp started
+# (OMP_DISPLAY_ENV) for md-gpu --version in ENV, and the GOMP_SPINCOUNT
+# of its last start.
+# ${PRE[@]} runs before env (taskset, say).
+PRE=()
+spins() {
+	"${PRE[@]}" env -u OMP_WAIT_POLICY -u GOMP_SPINCOUNT -u OMP_NUM_THREADS \
+	    "$@" OMP_DISPLAY_ENV=verbose md-gpu --version 2>&1 > /dev/null |
+	    awk -F"'" '/GOMP_SPINCOUNT/ { n++; s = $2 } END { print n, s }'
+}
+t wait-passive 0 "test '$(spins FEK_THREADS=2)' = '2 0'"
+t wait-user-active 0 "test '$(spins FEK_THREADS=2 OMP_WAIT_POLICY=active | cut -d' ' -f1)' = 1"
+t wait-user-spincount 0 "test '$(spins FEK_THREADS=2 GOMP_SPINCOUNT=1000)' = '1 1000'"
+t wait-one-thread 0 "test '$(spins FEK_THREADS=1 | cut -d' ' -f1)' = 1"
+t wait-omp-one-thread 0 "test '$(spins OMP_NUM_THREADS=1 | cut -d' ' -f1)' = 1"
+if have taskset; then
+	PRE=(taskset -c 0)
+	t wait-one-cpu 0 "test '$(spins | cut -d' ' -f1)' = 1"
+	PRE=()
+fi
 
 # ---- equilibrium: the double well's Boltzmann density -----------------------
 md_eq "" cpu 7

@@ -72,6 +72,11 @@ t replicas-differ 0 "! sed -n '23,42p' r3.rows | cmp -s - rep0.rows"
 t confout-frames 0 "test \$(grep -c 'replica' last.gro) -eq 3"
 t confout-rerun 0 "md-gpu -d cpu --top a.top --mdp sd.mdp --rerun last.gro -T > rr.txt && test \$(grep -vc '^#' rr.txt) -eq 3"
 
+# ---- without --mdp: GROMACS's defaults (md, no constraints), the path
+# the GPU failed on (issue 29 item 8; tests/gpu-mm-replicas.sh no-mdp-gpu)
+t no-mdp 0 "md-gpu -d cpu --top a.top --config ala2.gro -n 100 -e 10 -R 2 --dihedral $PHI --dihedral $PSI -T > nomdp.txt"
+t no-mdp-rows 0 "test \$(grep -vc '^#' nomdp.txt) -eq 22"
+
 # ---- an umbrella window on phi ------------------------------------------------------------
 printf -- '-75 60 0.5 0\n' > win.txt
 t window-run 0 "md-gpu -d cpu --top a.top --mdp sd.mdp --config ala2.gro -n 4000 --skip 1000 -e 5 -R 2 -w win.txt --dihedral $PHI --dihedral $PSI > w.fek"

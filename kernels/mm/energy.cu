@@ -78,21 +78,12 @@ fek_mm_gpu_new(const struct fek_mm_top *t, const struct fek_mm_opt *o,
 	if (o->coulombtype == FEK_MM_COUL_PME) {
 		struct fek_mm_nbpar p;
 		double q2 = 0;
-		double len[3] = { b->lx, sqrt(b->xy * b->xy + b->ly * b->ly),
-		    sqrt(b->xz * b->xz + b->yz * b->yz + b->lz * b->lz) };
 		int grid[3];
 
 		fek_mm_nb_setup(o, &p);
-		for (int k = 0; k < 3; k++) {
-			double h = o->fourierspacing;
-			int nmin = fek_mm_pme_grid(2 * (o->pme_order - 1) * h,
-			    h);
-
-			grid[k] = o->fourier_n[k] > 0 ? o->fourier_n[k] :
-			    fek_mm_pme_grid(len[k], h);
-			if (o->fourier_n[k] <= 0 && grid[k] < nmin)
-				grid[k] = nmin;
-		}
+		/* energy.c's grid, the CPU's */
+		if (fek_mm_pme_grid_of(o, b, grid) < 0)
+			goto fail;
 		if ((g->pme = mm_pme_gpu_new(grid, o->pme_order, p.beta, n,
 		    o->mixed)) == NULL)
 			goto fail;

@@ -531,7 +531,7 @@ nb_grid_for(struct mm_nblist *l, const struct fek_box *b)
 
 	if (l->have_grid && memcmp(&l->bref, b, sizeof *b) == 0)
 		return 0;
-	l->g.reach = fek_cell_grid(b, l->rlist, nc);
+	l->g.reach = fek_cell_grid(b, l->rlist, l->n, nc);
 	for (int k = 0; k < 3; k++) {
 		l->g.nc[k] = l->g.reach == 0 ? 1 : (int)nc[k];
 		ncell *= l->g.nc[k];

@@ -513,11 +513,16 @@ fek_mm_gpu_replicas_run(const struct fek_mm_top *t, const struct fek_mm_opt *o,
 	CK(fek_cuda_up((void **)&d.eij, eij, ne * sizeof *eij), "exclusions");
 	CK(fek_cuda_up((void **)&d.eqq, eqq, ne * sizeof *eqq), "exclusions");
 	CK(fek_cuda_up((void **)&d.bi, bi, nbi * sizeof *bi), "bonded");
-	CK(fek_cuda_up((void **)&d.clstart, clp, (ncl + 1) * sizeof *clp),
-	    "constraints");
-	CK(fek_cuda_up((void **)&d.cij, cat, ncon * sizeof(int2)),
-	    "constraints");
-	CK(fek_cuda_up((void **)&d.cd, cd, ncon * sizeof *cd), "constraints");
+	/* without constraints (the .mdp's default, constraints = none) there
+	 * are no clusters and clp is NULL: nothing to copy, as run.cu */
+	if (ncl > 0) {
+		CK(fek_cuda_up((void **)&d.clstart, clp, (ncl + 1) *
+		    sizeof *clp), "constraints");
+		CK(fek_cuda_up((void **)&d.cij, cat, ncon * sizeof(int2)),
+		    "constraints");
+		CK(fek_cuda_up((void **)&d.cd, cd, ncon * sizeof *cd),
+		    "constraints");
+	}
 	if (bt->centre != NULL) {
 		CK(fek_cuda_up((void **)&d.centre, bt->centre, bt->nwin * cv->ncv *
 		    sizeof(double)), "windows");

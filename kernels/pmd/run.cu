@@ -813,17 +813,10 @@ set_cells(struct gpu *G, const struct fek_box *boxes, long n)
 	for (int b = 0; b < B; b++) {
 		double w[3];
 		long nc[3];
-		int ok = 1;
 
+		/* lib/pmd/nlist.c's counts: at most 2 n cells a box */
 		fek_box_widths(&boxes[b], w);
-		for (int d = 0; d < 3; d++) {
-			nc[d] = (long)floor(w[d] / G->rl);
-			if (nc[d] > 1024)
-				nc[d] = 1024;
-			if (nc[d] < 3)
-				ok = 0;
-		}
-		if (!ok) {
+		if (!fek_cell_counts(w, G->rl, n, 3, nc)) {
 			nc[0] = nc[1] = nc[2] = 0;
 			G->nallpairs++;
 		}

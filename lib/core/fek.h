@@ -104,6 +104,13 @@ int	fek_opt_precision(const char *arg, int *mixed);
 int	fek_opt_span(const char *arg, const char *what, long *first,
 	    long *last);
 char	*fek_cmdline(int argc, char **argv);
+/* core/options.c: the CPUs this process may run on (sched_getaffinity(2);
+ * else those online), and the threads a tool's CPU path runs: FEK_THREADS
+ * (1 to 1024) where set, else those CPUs.  Before main, every tool also
+ * makes OpenMP's threads sleep rather than spin while they wait and
+ * gives OpenMP FEK_THREADS (fek(7), ENVIRONMENT). */
+int	fek_cpus(void);
+int	fek_threads(void);
 
 /* core/units.c: Boltzmann constant and energy units (CODATA 2018). */
 enum fek_unit { FEK_KCAL, FEK_KJ, FEK_KT };

@@ -156,14 +156,14 @@ struct pool {
 	double *out;
 };
 
+/* FEK_THREADS, else the CPUs the process may use (fek_threads), at most
+ * 256. */
 static int
 pool_threads(void)
 {
-	const char *e = getenv("FEK_THREADS");
-	long n = e != NULL && *e ? strtol(e, NULL, 10) :
-	    sysconf(_SC_NPROCESSORS_ONLN);
+	int n = fek_threads();
 
-	return n < 1 ? 1 : n > 256 ? 256 : (int)n;
+	return n > 256 ? 256 : n;
 }
 
 static void

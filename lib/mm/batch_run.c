@@ -166,7 +166,8 @@ fek_mm_batch_gro(const struct fek_mm_batch_run *r, const char *path,
 		    r->v + k * n3);
 	}
 	bad = (fflush(fp) != 0 || ferror(fp)) | fclose(fp);
-	if (bad && rc == 0)
+	/* fek_mm_gro_write's error does not name the file */
+	if (bad || rc < 0)
 		rc = fek_seterr(FEK_EX_IOERR, "%s: write error: %s", path,
 		    strerror(errno ? errno : EIO));
 	return rc;

@@ -13,6 +13,7 @@
  * reciprocal sum alone, with the uniform background of a net charge.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,11 +29,9 @@ struct fek_mm_force {
 	double beta, self;		/* self: the Ewald self energy */
 };
 
-/* The PME grid of o for box b: fourier-nx/ny/nz, or grompp's choice for
- * fourierspacing along each box vector's length, at least 2 (pme-order -
- * 1) points. */
-static void
-pme_grid_of(const struct fek_mm_opt *o, const struct fek_box *b, int *n)
+int
+fek_mm_pme_grid_of(const struct fek_mm_opt *o, const struct fek_box *b,
+    int *n)
 {
 	double len[3] = {
 		b->lx,
@@ -44,11 +43,74 @@ pme_grid_of(const struct fek_mm_opt *o, const struct fek_box *b, int *n)
 		double h = o->fourierspacing;
 		int nmin = fek_mm_pme_grid(2 * (o->pme_order - 1) * h, h);
 
-		n[d] = o->fourier_n[d] > 0 ? o->fourier_n[d] :
-		    fek_mm_pme_grid(len[d], h);
-		if (o->fourier_n[d] <= 0 && n[d] < nmin)
+		if (o->fourier_n[d] > 0) {
+			n[d] = o->fourier_n[d];
+			continue;
+		}
+		/* 0: more than 2^30 points along the edge, which
+		 * fek_mm_pme_check's bound on the grid would refuse too */
+		if ((n[d] = fek_mm_pme_grid(len[d], h)) == 0)
+			return fek_seterr(FEK_EX_DATA, "box edge %c of %g nm: "
+			    "its PME grid at fourierspacing %g nm would have "
+			    "more than 2^30 points", "abc"[d], len[d], h);
+		if (n[d] < nmin)
 			n[d] = nmin;
 	}
+	/* the box's grid (fourier-nx, -ny, -nz all given: the options',
+	 * which fek_mm_pme_check bounds) */
+	if ((o->fourier_n[0] <= 0 || o->fourier_n[1] <= 0 ||
+	    o->fourier_n[2] <= 0) && (double)n[0] * n[1] * n[2] >
+	    (double)(1L << 30))
+		return fek_seterr(FEK_EX_DATA, "box %g x %g x %g nm: its PME "
+		    "grid %d x %d x %d at fourierspacing %g nm would have more "
+		    "than 2^30 points", len[0], len[1], len[2], n[0], n[1],
+		    n[2], o->fourierspacing);
+	return 0;
+}
+
+int
+fek_mm_box_check(const struct fek_mm_opt *o, const struct fek_box *b,
+    const char *what)
+{
+	double rmax = fmax(o->rcoulomb, o->rvdw), w[3];
+	const double v[9] = { b->lo[0], b->lo[1], b->lo[2], b->lx, b->ly,
+		b->lz, b->xy, b->xz, b->yz };
+
+	for (int k = 0; k < 9; k++)
+		if (!isfinite(v[k]))
+			return fek_seterr(FEK_EX_DATA, "%s: the box is not "
+			    "finite", what);
+	if (!(b->lx > 0 && b->ly > 0 && b->lz > 0))
+		return fek_seterr(FEK_EX_DATA, "%s: box %g x %g x %g nm: "
+		    "every edge must be positive", what, b->lx, b->ly, b->lz);
+	if (!isfinite(fek_box_volume(b)))
+		return fek_seterr(FEK_EX_DATA, "%s: box %g x %g x %g nm: its "
+		    "volume is not a finite number", what, b->lx, b->ly,
+		    b->lz);
+	if (fabs(b->xy) > 0.5 * b->lx * (1 + 1e-12) ||
+	    fabs(b->xz) > 0.5 * b->lx * (1 + 1e-12) ||
+	    fabs(b->yz) > 0.5 * b->ly * (1 + 1e-12))
+		return fek_seterr(FEK_EX_DATA, "%s: box tilts %g %g %g nm: "
+		    "each must be at most half the edge it leans along (%g, "
+		    "%g, %g)", what, b->xy, b->xz, b->yz, 0.5 * b->lx,
+		    0.5 * b->lx, 0.5 * b->ly);
+	fek_box_widths(b, w);
+	for (int d = 0; d < 3; d++)
+		if (!(w[d] >= 2 * rmax))
+			return fek_seterr(FEK_EX_DATA, "%s: the box is %g nm "
+			    "wide along %c, less than twice the cut-off (%g nm, "
+			    "the longer of rcoulomb and rvdw): the minimum "
+			    "image would be wrong", what, w[d], "xyz"[d], rmax);
+	if (o->coulombtype == FEK_MM_COUL_PME) {
+		char msg[256];
+		int n[3];
+
+		if (fek_mm_pme_grid_of(o, b, n) < 0) {
+			snprintf(msg, sizeof msg, "%s", fek_errmsg());
+			return fek_seterr(FEK_EX_DATA, "%s: %s", what, msg);
+		}
+	}
+	return 0;
 }
 
 struct fek_mm_force *
@@ -63,8 +125,8 @@ fek_mm_force_new(const struct fek_mm_top *t, const struct fek_mm_opt *o,
 		double q2 = 0;
 
 		c->beta = fek_mm_ewald_beta(o->rcoulomb, o->ewald_rtol);
-		pme_grid_of(o, b, c->grid);
-		if ((c->pme = fek_mm_pme_new(c->grid, o->pme_order, c->beta)) ==
+		if (fek_mm_pme_grid_of(o, b, c->grid) < 0 ||
+		    (c->pme = fek_mm_pme_new(c->grid, o->pme_order, c->beta)) ==
 		    NULL) {
 			free(c);
 			return NULL;
@@ -84,6 +146,8 @@ fek_mm_force_eval(struct fek_mm_force *c, const struct fek_box *b, int place,
 	const struct fek_mm_top *t = c->t;
 	const struct fek_mm_opt *o = c->o;
 
+	if (fek_mm_box_check(o, b, "box") < 0)
+		return -1;
 	memset(e, 0, sizeof *e);
 	memset(f, 0, (size_t)t->n * 3 * sizeof *f);
 	if (place)

@@ -253,7 +253,8 @@ fek_mm_gro_save(const char *path, const struct fek_mm_top *t,
 		    strerror(errno));
 	rc = fek_mm_gro_write(fp, t, title, b, x, v);
 	bad = (fflush(fp) != 0 || ferror(fp)) | fclose(fp);
-	if (bad && rc == 0)
+	/* fek_mm_gro_write's error does not name the file */
+	if (bad || rc < 0)
 		rc = fek_seterr(FEK_EX_IOERR, "%s: write error: %s", path,
 		    strerror(errno ? errno : EIO));
 	return rc;

@@ -249,6 +249,14 @@ double	fek_mm_ewald_beta(double rc, double rtol);
  * 7).  grompp also makes each at least 2 (pme-order - 1): the caller's. */
 int	fek_mm_pme_grid(double l, double h);
 
+/* The PME grid of o for box b (energy.c; the CPU's and the GPU's):
+ * fourier-nx, -ny, -nz where given, else grompp's choice for
+ * fourierspacing along each box vector's length (fek_mm_pme_grid), at
+ * least 2 (pme-order - 1) points.  0, or -1 with fek_seterr(65) for an
+ * edge too long for any grid. */
+int	fek_mm_pme_grid_of(const struct fek_mm_opt *o, const struct fek_box *b,
+	    int *n);
+
 /* Short-range non-bonded (nonbonded.c): LJ within rvdw and Coulomb
  * within rcoulomb (cut-off/reaction-field/PME real space, with the
  * modifiers of o), excluded pairs left out (and with PME their
@@ -257,11 +265,21 @@ void	fek_mm_nonbonded(const struct fek_mm_top *t, const struct fek_mm_opt *o,
 	    const struct fek_box *b, const double *x, double *f,
 	    struct fek_mm_energy *e);
 
+/* Whether box b suits o (energy.c): every number finite, the edges
+ * positive, each tilt at most half the edge it leans along, and every
+ * width between opposite faces at least twice the longer cut-off, as the
+ * minimum image needs (gmx grompp and mdrun refuse the same).  0, or -1
+ * with fek_seterr(65, "what: ..."). */
+int	fek_mm_box_check(const struct fek_mm_opt *o, const struct fek_box *b,
+	    const char *what);
+
 /* The forces of a system run by run (energy.c): a context for t with
- * options o in a box of b's size (the PME grid and FFT plans), and one
- * evaluation: with place, virtual sites placed from their atoms first (x
- * updated); every term into e, the forces (sites' spread onto their
- * atoms) into f (n x 3, overwritten).  NULL / -1 with fek_seterr. */
+ * options o in a box of b's size (the PME grid and FFT plans: b's box
+ * sets the grid, which later boxes keep), and one evaluation in box b
+ * (fek_mm_box_check'ed): with place, virtual sites placed from their
+ * atoms first (x updated); every term into e, the forces (sites' spread
+ * onto their atoms) into f (n x 3, overwritten).  NULL / -1 with
+ * fek_seterr. */
 struct fek_mm_force;
 struct fek_mm_force *fek_mm_force_new(const struct fek_mm_top *t,
 	    const struct fek_mm_opt *o, const struct fek_box *b);

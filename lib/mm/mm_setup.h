@@ -93,10 +93,13 @@ int	fek_mm_gro_save(const char *path, const struct fek_mm_top *t,
 /*
  * Every frame of the trajectory path (format NULL: guessed; trajin.h)
  * evaluated as gmx mdrun -rerun does (virtual sites as the frame has
- * them), on the GPU (gpu: the PME grid of the first frame's cell) or the
- * CPU: one mmenergy section (fek(5)) of every term to fp, text or not,
- * with PROV cmd.  top names t in messages.  -1 with fek_seterr: 65 for a
- * frame of another size or no frame, the reader's and the GPU's.
+ * them), on the GPU (gpu) or the CPU, both on the PME grid of the first
+ * frame's cell: one mmenergy section (fek(5)) of every term to fp, text
+ * or not, with PROV cmd, written once every frame has been read and
+ * evaluated (nothing is written on an error).  top names t in messages.
+ * -1 with fek_seterr: 65 for a frame of another size, a box
+ * fek_mm_box_check refuses, or no frame; 1 for an energy that is not
+ * finite; the reader's and the GPU's.
  */
 int	fek_mm_rerun(const struct fek_mm_top *t, const struct fek_mm_opt *o,
 	    const char *top, const char *path, const char *format, int gpu,

@@ -28,8 +28,9 @@
  *              excluded.
  *
  * Pairs are found by a cell list of cells at least max(rc, rvdw) wide
- * (every width of the box at least three cells; otherwise all pairs), by
- * minimum image, so every width must be at least twice the cutoff.
+ * (every width of the box at least three cells; otherwise all pairs; at
+ * most two cells an atom), by minimum image, so every width must be at
+ * least twice the cutoff (fek_mm_box_check, which the callers make).
  * Written for clarity: it is the oracle a GPU path must match.
  */
 #include <math.h>
@@ -38,6 +39,7 @@
 
 #include "core/fek.h"
 #include "particles/particles.h"
+#include "pmd/pmd.h"
 #include "mm/mm.h"
 #include "mm/nonbonded_eval.h"
 
@@ -155,19 +157,17 @@ fek_mm_nonbonded(const struct fek_mm_top *t, const struct fek_mm_opt *o,
 	struct fek_mm_nbpar p;
 	double rmax = fmax(o->rcoulomb, o->rvdw), rmax2 = rmax * rmax;
 	double w[3], elj = 0, ec = 0;
-	long nc[3], ncell = 1, *head, *next;
-	int allpairs = 0;
+	long nc[3], ncell, *head, *next;
+	int allpairs;
 
 	fek_mm_nb_setup(o, &p);
+	/* at most 2 n cells (lib/pmd/nlist.c's counts): a huge or dilute
+	 * box gets fewer, wider ones */
 	fek_box_widths(b, w);
-	for (int d = 0; d < 3; d++) {
-		nc[d] = (long)floor(w[d] / rmax);
-		if (nc[d] < 3)
-			allpairs = 1;
-		ncell *= nc[d] > 0 ? nc[d] : 1;
-	}
+	allpairs = !fek_cell_counts(w, rmax, t->n, 3, nc);
 	if (allpairs)
-		nc[0] = nc[1] = nc[2] = ncell = 1;
+		nc[0] = nc[1] = nc[2] = 1;
+	ncell = nc[0] * nc[1] * nc[2];
 	head = fek_alloc(ncell, sizeof *head);
 	next = fek_alloc(t->n > 0 ? t->n : 1, sizeof *next);
 	for (long c = 0; c < ncell; c++)

@@ -106,6 +106,10 @@ out_log(void *ctx, long long step, double t, const struct fek_mm_energy *e,
 	double row[3 + FEK_MM_NTERM + 6];
 	int k = 0;
 
+	if (!isfinite(e->pot) || !isfinite(K))
+		return fek_seterr(FEK_EX_NUMERIC, "step %lld: the energy is not "
+		    "finite (is the time step too long, or atoms on top "
+		    "of each other?)", step);
 	if (o->logfp == NULL)
 		return 0;
 	if (!o->lw.open) {
@@ -147,6 +151,12 @@ out_frame(void *ctx, long long step, double t, const struct fek_box *b,
 	struct fek_header h;
 
 	o->last_step = step;
+	for (long i = 0; i < 3 * n; i++)
+		if (!isfinite(x[i]) || !isfinite(v[i]))
+			return fek_seterr(FEK_EX_NUMERIC, "step %lld: atom %ld: "
+			    "the state is no longer finite (is the time step too "
+			    "long, or atoms on top of each other?)", step,
+			    i / 3 + 1);
 	if (o->fp != NULL) {
 		double *rows = fek_alloc(n > 0 ? 6 * n : 1, sizeof *rows);
 		int rc;

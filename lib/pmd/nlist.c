@@ -62,25 +62,51 @@ fek_nlist_free(struct fek_nlist *nl)
 }
 
 int
-fek_cell_grid(const struct fek_box *bx, double rl, long *nc)
+fek_cell_counts(const double *w, double cw, long n, int minc, long *nc)
+{
+	double want[3], cells = 1, cap = 2.0 * (n > 0 ? n : 1);
+
+	if (cap < (double)minc * minc * minc)
+		cap = (double)minc * minc * minc;
+	for (int d = 0; d < 3; d++) {
+		want[d] = floor(w[d] / cw);
+		if (!(want[d] >= minc))
+			return 0;
+		if (want[d] > 1024)
+			want[d] = 1024;
+		cells *= want[d];
+	}
+	/* fewer, wider cells where there would be more than two an atom
+	 * (a dilute or huge box): the edges' counts shrunk together, none
+	 * below minc, the longest first until the product fits */
+	while (cells > cap) {
+		int dm = 0;
+
+		for (int d = 1; d < 3; d++)
+			if (want[d] > want[dm])
+				dm = d;
+		if (want[dm] <= minc)
+			break;
+		/* cells is now the product of the other two */
+		cells /= want[dm];
+		want[dm] = fmax(minc, fmax(floor(cap / cells),
+		    floor(want[dm] / 2)));
+		cells *= want[dm];
+	}
+	for (int d = 0; d < 3; d++)
+		nc[d] = (long)want[d];
+	return 1;
+}
+
+int
+fek_cell_grid(const struct fek_box *bx, double rl, long n, long *nc)
 {
 	double w[3];
-	int reach;
 
 	fek_box_widths(bx, w);
-	for (reach = 2; reach >= 1; reach--) {
-		int d;
-
-		for (d = 0; d < 3; d++) {
-			nc[d] = (long)floor(w[d] * reach / rl);
-			if (nc[d] < 2 * reach + 1)
-				break;
-			if (nc[d] > 1024)
-				nc[d] = 1024;
-		}
-		if (d == 3)
+	for (int reach = 2; reach >= 1; reach--)
+		if (fek_cell_counts(w, rl / reach, n, 2 * reach + 1, nc))
 			return reach;
-	}
 	return 0;
 }
 
@@ -254,7 +280,7 @@ fek_nlist_build(struct fek_nlist *nl, const struct fek_psys *s, int b)
 		v[1] = ky * bx->ly + kz * bx->yz;
 		v[2] = kz * bx->lz;
 	}
-	reach = fek_cell_grid(bx, nl->rc + nl->skin, nc);
+	reach = fek_cell_grid(bx, nl->rc + nl->skin, n, nc);
 	nl->allpairs = reach == 0;
 	if (reach > 0) {
 		long ncell = nc[0] * nc[1] * nc[2];

@@ -17,10 +17,13 @@
  *               for bit).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "core/fek.h"
 #include "pmd/output.h"
@@ -254,6 +257,53 @@ sink_progress(void *ctx, double done, double rate)
 		fputc('\n', stderr);
 }
 
+/* Whether path (and path.tmp, which is renamed over it) may be written
+ * as a checkpoint: each absent or a regular file (not a device, a FIFO,
+ * a directory or a symbolic link, which the rename would replace).  0, or
+ * -1 with fek_seterr(74). */
+static int
+ckpt_target_ok(const char *path, const char *tmp)
+{
+	const char *p[2] = { path, tmp };
+	struct stat st;
+
+	for (int k = 0; k < 2; k++) {
+		if (lstat(p[k], &st) < 0) {
+			if (errno == ENOENT)
+				continue;
+			return fek_seterr(FEK_EX_IOERR, "%s: %s", p[k],
+			    strerror(errno));
+		}
+		if (!S_ISREG(st.st_mode))
+			return fek_seterr(FEK_EX_IOERR, "%s: not a regular "
+			    "file: a checkpoint is written to %s.tmp and "
+			    "renamed over %s, which would replace it", p[k],
+			    path, path);
+	}
+	return 0;
+}
+
+/* path.tmp, allocated. */
+static char *
+ckpt_tmpname(const char *path)
+{
+	size_t len = strlen(path) + 5;
+	char *tmp = fek_alloc(len, 1);
+
+	snprintf(tmp, len, "%s.tmp", path);
+	return tmp;
+}
+
+int
+fek_pmd_checkpoint_check(const char *path)
+{
+	char *tmp = ckpt_tmpname(path);
+	int rc = ckpt_target_ok(path, tmp);
+
+	free(tmp);
+	return rc;
+}
+
 int
 fek_pmd_output_open(struct fek_pmd_output *o, const struct fek_psys *s,
     const char *dcdpath, long long istart, long long nsavc,
@@ -264,6 +314,8 @@ fek_pmd_output_open(struct fek_pmd_output *o, const struct fek_psys *s,
 	o->ckpt_path = ckpt_path;
 	o->nparticles = s->n;
 	o->nbox = s->nbox;
+	if (ckpt_path != NULL && fek_pmd_checkpoint_check(ckpt_path) < 0)
+		return -1;
 	if (dcdpath) {
 		if ((o->dcd = fek_dcd_open_cell(dcdpath, s->n * s->nbox, istart,
 		    nsavc, o->par->dt * o->units->time_unit,
@@ -325,13 +377,31 @@ fek_pmd_checkpoint_write(const struct fek_psys *s, uint64_t seed,
 	struct fek_writer w;
 	struct fek_header h;
 	double *rows;
-	size_t len = strlen(path) + 5;
-	int rc = -1;
+	struct stat st;
+	int rc = -1, fd;
 
-	tmp = fek_alloc(len, 1);
-	snprintf(tmp, len, "%s.tmp", path);
-	if ((fp = fopen(tmp, "wb")) == NULL) {
+	/* checked again at each write (what was there at the start may have
+	 * changed); no symbolic link followed, no FIFO waited on */
+	tmp = ckpt_tmpname(path);
+	if (ckpt_target_ok(path, tmp) < 0) {
+		free(tmp);
+		return -1;
+	}
+	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW |
+	    O_NONBLOCK | O_CLOEXEC, 0666)) < 0) {
 		fek_seterr(FEK_EX_IOERR, "%s: %s", tmp, strerror(errno));
+		free(tmp);
+		return -1;
+	}
+	fp = NULL;
+	if (fstat(fd, &st) < 0)
+		fek_seterr(FEK_EX_IOERR, "%s: %s", tmp, strerror(errno));
+	else if (!S_ISREG(st.st_mode))
+		fek_seterr(FEK_EX_IOERR, "%s: not a regular file", tmp);
+	else if ((fp = fdopen(fd, "wb")) == NULL)
+		fek_seterr(FEK_EX_IOERR, "%s: %s", tmp, strerror(errno));
+	if (fp == NULL) {
+		close(fd);
 		free(tmp);
 		return -1;
 	}

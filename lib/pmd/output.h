@@ -39,8 +39,10 @@ struct fek_pmd_output {
 };
 
 /* Open the DCD (dcdpath, else none: frames of n atoms of every box, the
- * first at step istart, nsavc apart) and the log (logpath, else none);
- * frames go to stdout.  -1 with fek_seterr(74). */
+ * first at step istart, nsavc apart) and the log (logpath, else none),
+ * and check the checkpoint's path (ckpt_path, else none:
+ * fek_pmd_checkpoint_check); frames go to stdout.  -1 with
+ * fek_seterr(74). */
 int	fek_pmd_output_open(struct fek_pmd_output *o, const struct fek_psys *s,
 	    const char *dcdpath, long long istart, long long nsavc,
 	    const char *logpath, const char *ckpt_path);
@@ -50,7 +52,12 @@ void	fek_pmd_output_sink(struct fek_pmd_output *o, struct fek_pmd_sink *k);
 int	fek_pmd_output_close(struct fek_pmd_output *o);
 
 /* Write the batch s as a checkpoint to path (path.tmp, then renamed:
- * an interrupted write leaves the last one).  -1 with fek_seterr(74). */
+ * an interrupted write leaves the last one), each of them absent or a
+ * regular file (fek_pmd_checkpoint_check).  -1 with fek_seterr(74). */
+/* Whether path may take checkpoints: path and path.tmp each absent or a
+ * regular file, since the rename replaces whatever path is (a device
+ * node, a FIFO, a symbolic link).  0, or -1 with fek_seterr(74). */
+int	fek_pmd_checkpoint_check(const char *path);
 int	fek_pmd_checkpoint_write(const struct fek_psys *s, uint64_t seed,
 	    const char *units, const char *path);
 /* Read a checkpoint into a fresh s (s->seed, step, the integrators' and

@@ -29,12 +29,19 @@
 
 /* ---- neighbour lists (nlist.c) ----------------------------------------- */
 
-/* nlist.c: the cell grid of a box for pairs within rl: the stencil's
- * reach (2: cells at least rl / 2 wide, 5 x 5 x 5 of them searched; 1:
- * cells at least rl wide, 3 x 3 x 3) and the cells along each edge nc[]
- * (at most 1024), or 0 when a dimension has fewer than 3 cells of rl
- * (all pairs searched). */
-int	fek_cell_grid(const struct fek_box *b, double rl, long *nc);
+/* nlist.c: cells along the edges of widths w (between opposite faces)
+ * at least cw wide: floor(w / cw) each, at most 1024, and, where that
+ * makes more than max(2 n, minc^3) cells for n particles (a dilute or a
+ * huge box), fewer and wider ones, the longest edge's count halved first,
+ * none below minc.  Returns 1, or 0 when an edge has room for fewer than
+ * minc (or w is not a number). */
+int	fek_cell_counts(const double *w, double cw, long n, int minc, long *nc);
+/* The cell grid of box b of n particles for pairs within rl: the
+ * stencil's reach (2: cells at least rl / 2 wide, 5 x 5 x 5 of them
+ * searched; 1: cells at least rl wide, 3 x 3 x 3) and the cells along
+ * each edge nc[] (fek_cell_counts'), or 0 when a dimension has fewer than
+ * 3 cells of rl (all pairs searched). */
+int	fek_cell_grid(const struct fek_box *b, double rl, long n, long *nc);
 
 
 /* A row entry: j (the low 25 bits) and the image of j that is i's

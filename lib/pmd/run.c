@@ -147,7 +147,7 @@ first_half(struct cpu_run *r, int b, long long t)
 	double *x = s->x + 3 * s->n * b, *v = s->v + 3 * s->n * b;
 	const double *f = r->f + 3 * s->n * b, *xr = s->xref + 3 * s->n * b;
 	double s1 = r->vpend[b], s2 = 1, lim = 0.25 * par->skin * par->skin;
-	int nhc = par->integ == FEK_PMD_NHC, stale = 0;
+	int nhc = par->integ == FEK_PMD_NHC, stale = 0, bad = 0;
 
 	if (nhc) {
 		double k2;
@@ -156,7 +156,7 @@ first_half(struct cpu_run *r, int b, long long t)
 		    par->dt, &k2);
 		s->twoK[b] = k2;
 	}
-#pragma omp parallel for schedule(static) reduction(|:stale)
+#pragma omp parallel for schedule(static) reduction(|:stale, bad)
 	for (long i = 0; i < s->n; i++) {
 		int ti = s->type[i];
 		double *xi = x + 3 * i, *vi = v + 3 * i, d[3];
@@ -176,11 +176,23 @@ first_half(struct cpu_run *r, int b, long long t)
 			    par->dt);
 		for (int k = 0; k < 3; k++)
 			d[k] = xi[k] - xr[3 * i + k];
+		/* a position that is no longer finite (or beyond 2^51 box
+		 * lengths, fek_rint's range) must not reach the list */
+		if (!(fabs(d[0]) < 1e15 * s->box[b].lx &&
+		    fabs(d[1]) < 1e15 * s->box[b].ly &&
+		    fabs(d[2]) < 1e15 * s->box[b].lz)) {
+			bad = 1;
+			continue;
+		}
 		fek_box_minimage(&s->box[b], d);
 		if (d[0] * d[0] + d[1] * d[1] + d[2] * d[2] > lim)
 			stale = 1;
 	}
 	r->vpend[b] = 1;
+	if (bad)
+		return fek_seterr(FEK_EX_NUMERIC, "box %d, step %lld: the "
+		    "state is no longer finite (is the time step too long, or "
+		    "the start overlapping?)", b + 1, t);
 	if (stale)
 		return box_rebuild(r, b);
 	return 0;

@@ -374,7 +374,8 @@ mdg_molecules(int argc, char **argv)
 		mc.seed = o.c.com.seed;
 		mc.batch = o.c.replicas > 0 || o.cv.ncv > 0 ||
 		    o.c.winfile != NULL;
-		if (fek_mm_md_setup(&md, &temp, &mo, &mc) < 0)
+		if (fek_mm_md_setup(&md, &temp, &mo, &mc) < 0 ||
+		    fek_mm_box_check(&mo, &conf.box, o.config) < 0)
 			fek_die();
 		if (mc.batch)
 			replicas(&o, &t, &mo, &md, temp, &conf, gpu, cmd);
