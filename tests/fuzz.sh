@@ -17,9 +17,10 @@ if ! have clang; then
 	skip fuzz "clang not installed (Debian clang: make fuzz-build)"
 	exit 0
 fi
-if ! clang -fsanitize=fuzzer,address,undefined -o probe probe.c \
+if ! clang -fsanitize=fuzzer,address,undefined -fopenmp -o probe probe.c \
     > probe.err 2>&1; then
-	skip fuzz "clang cannot link a libFuzzer program: $(head -n 1 probe.err)"
+	skip fuzz "clang cannot link a libFuzzer program with OpenMP: $(
+	    head -n 1 probe.err)"
 	exit 0
 fi
 
