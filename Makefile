@@ -28,8 +28,11 @@ CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer \
 	-fno-sanitize-recover=undefined
 LDFLAGS += -fsanitize=address,undefined
 # Error exits leave memory to the OS; a leak report would replace the
-# documented exit code.  Memory errors still fail the run.
-export ASAN_OPTIONS = detect_leaks=0
+# documented exit code.  An allocation too large for ASan's allocator
+# returns NULL, as malloc does, so the tools' "out of memory" exit is what
+# is tested (ASan would abort with exit 1 instead).  Memory errors still
+# fail the run.
+export ASAN_OPTIONS = detect_leaks=0:allocator_may_return_null=1
 endif
 
 # CUDA: found on PATH or in /usr/local/cuda.  Without it the build is
@@ -174,3 +177,54 @@ clean:
 	rm -rf bin
 
 -include $(wildcard lib/*/*.d kernels/*/*.d bin/*.d tests/*.d)
+
+# ---- fuzzing (fuzz/, testdata/fuzz/, scripts/fuzz; README.md) -------------
+#   make fuzz-build   the targets build/fuzz/fuzz-NAME, one per reader
+#                     (fuzz/NAME.c), with clang's libFuzzer, ASan and UBSan
+#                     against a copy of the library built so (CPU only)
+#   make fuzz         build, then run each target FUZZ_TIME seconds (60)
+#                     on its seeds testdata/fuzz/NAME (scripts/fuzz)
+#   make fuzz-clean   remove build/fuzz
+FUZZ_CC ?= clang
+FUZZDIR = build/fuzz
+FUZZ_TIME ?= 60
+FUZZ_SAN = -fsanitize=address,undefined -fno-sanitize-recover=undefined \
+	-fno-omit-frame-pointer
+FUZZ_CFLAGS = -O1 -g $(FUZZ_SAN) -fsanitize=fuzzer-no-link -fopenmp
+FUZZ_LIBOBJ = $(patsubst %.c,$(FUZZDIR)/%.o,$(LIBSRC) \
+	$(wildcard lib/*/*_gpu_stub.c))
+FUZZ_TARGETS = $(filter-out fuzz,$(patsubst fuzz/%.c,%,$(wildcard fuzz/*.c)))
+FUZZ_BINS = $(addprefix $(FUZZDIR)/fuzz-,$(FUZZ_TARGETS))
+
+.PHONY: fuzz fuzz-build fuzz-clean
+
+fuzz-build: $(FUZZ_BINS)
+
+fuzz: fuzz-build
+	FUZZ_TIME=$(FUZZ_TIME) scripts/fuzz
+
+$(FUZZDIR)/lib/%.o: lib/%.c | .deps-build
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(CPPFLAGS) $(DEPFLAGS) $(FUZZ_CFLAGS) $(CWARN) -c -o $@ $<
+
+# the .incbin of lib/md/replica_src.c names its file from the top
+$(FUZZDIR)/lib/md/replica_src.o: lib/md/replica_eval.h
+
+$(FUZZDIR)/libfek.a: $(FUZZ_LIBOBJ)
+	rm -f $@
+	ar rcs $@ $(FUZZ_LIBOBJ)
+
+$(FUZZDIR)/fuzz.o: fuzz/fuzz.c
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(CPPFLAGS) $(DEPFLAGS) $(FUZZ_CFLAGS) $(CWARN) -c -o $@ $<
+
+$(FUZZDIR)/fuzz-%: fuzz/%.c $(FUZZDIR)/fuzz.o $(FUZZDIR)/libfek.a
+	$(FUZZ_CC) $(CPPFLAGS) $(DEPFLAGS) $(FUZZ_CFLAGS) $(CWARN) \
+	    -fsanitize=fuzzer -o $@ $< $(FUZZDIR)/fuzz.o $(FUZZDIR)/libfek.a \
+	    $(LDLIBS)
+
+fuzz-clean:
+	rm -rf $(FUZZDIR)
+
+-include $(wildcard $(FUZZDIR)/lib/*/*.d $(FUZZDIR)/*.d)
+# ---- end of fuzzing ---------------------------------------------------------
