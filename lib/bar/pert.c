@@ -649,8 +649,21 @@ build_side(struct fek_pert_input *in, struct fek_pert *p, int s,
 	return 0;
 }
 
+static int build(struct fek_pert_input *in, struct fek_pert *p);
+
+/* p from in; on failure (-1) nothing is left allocated in p. */
 int
 fek_pert_build(struct fek_pert_input *in, struct fek_pert *p)
+{
+	if (build(in, p) < 0) {
+		fek_pert_free(p);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+build(struct fek_pert_input *in, struct fek_pert *p)
 {
 	long long n = 0, k, j;
 	int s;

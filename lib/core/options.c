@@ -1,7 +1,9 @@
 /*
  * options.c - range-checked option values, after OpenBSD strtonum(3), the
  * options every tool shares (fek_opt_common), and the threads a tool runs
- * and how they wait (fek(7), ENVIRONMENT).
+ * and how they wait (fek(7), ENVIRONMENT).  The threads live here, not in
+ * a file of their own, because every tool links this file: a constructor
+ * in an object that nothing else draws from libfek.a would not be linked.
  *
  * Each parser prints its own one-line message and returns 1 on a bad
  * value, so a tool adds the results up and exits 64 once, after reporting
