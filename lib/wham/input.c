@@ -95,8 +95,15 @@ slab_take(struct fek_wham_input *in, long long npairs)
 		return NULL;
 	}
 	if (sl == NULL || sl->used + npairs > sl->cap) {
-		bytes = (size_t)npairs * 8 > SLAB_BYTES ? (size_t)npairs * 8 :
-		    SLAB_BYTES;
+		/* 2 MiB first, doubling to SLAB_BYTES: a small input takes
+		 * little (a 64 MiB first slab made each small run pay for
+		 * it), a large one soon takes SLAB_BYTES at a time */
+		size_t want = (size_t)2 << 20;
+
+		for (sl = in->slabs; sl != NULL && want < SLAB_BYTES;
+		    sl = sl->next)
+			want *= 2;
+		bytes = (size_t)npairs * 8 > want ? (size_t)npairs * 8 : want;
 		sl = fek_alloc(1, sizeof *sl);
 		if ((sl->pairs = huge_alloc(&bytes)) == NULL) {
 			free(sl);
