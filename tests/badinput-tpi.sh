@@ -48,7 +48,7 @@ t cell-0.001 65 "$TPI milli.fek"
 says cell-0.001 'cutoff 2.5 is longer than the cell.s width 0.001'
 t cell-1e-10 65 "$TPI tiny.fek"
 t rc-1e9 65 "$TPI --rc 1e9 ok.fek"
-t lj-rc-1e6 65 "(ulimit -v 2000000; tpi-gpu -d cpu -n 1000 --lj 1:1:1e6 -t 1 ok.fek)"
+t lj-rc-1e6 65 "($(vmlimit 2000000) tpi-gpu -d cpu -n 1000 --lj 1:1:1e6 -t 1 ok.fek)"
 t cell-wide 65 "$TPI wide.fek"
 says cell-wide 'span .* more than 2\^22 cutoffs'
 t cell-far-origin 65 "$TPI far.fek"
@@ -67,7 +67,7 @@ dump() {
 	printf '2 1 3.0 3.0 3.0\n3 1 5.0 5.0 5.0\n'
 }
 dump 0 99999999999 > many.lammpstrj
-LIM="ulimit -v 2000000;"
+LIM=$(vmlimit 2000000)
 t dump-count-file 65 "($LIM $TPI many.lammpstrj)"
 says dump-count-file 'NUMBER OF ATOMS: 99999999999, but the .* bytes left'
 t dump-count-pipe 65 "($LIM cat many.lammpstrj | $TPI --format lammpsdump -)"

@@ -317,9 +317,9 @@ t rxn-big 65 "$B big.pqr - s5b.pqr - big.rxn"
   printf 'object 3 class array type double rank 0 items 1000000000 data follows\n'
   for i in 1 2 3 4 5 6 7 8 9 10; do echo "1.0 2.0 3.0"; done; } > huge.dx
 gzip -c huge.dx > huge.dx.gz
-t dx-counts 65 "ulimit -v 1000000; $B n.pqr huge.dx n.pqr - one.rxn"
+t dx-counts 65 "$(vmlimit 1000000) $B n.pqr huge.dx n.pqr - one.rxn"
 says dx-counts 'huge.dx: line 7: counts 1000 1000 1000 .* cannot fit in the [0-9]+ bytes left'
-t dx-counts-gz 65 "ulimit -v 1000000; $B n.pqr huge.dx.gz n.pqr - one.rxn"
+t dx-counts-gz 65 "$(vmlimit 1000000) $B n.pqr huge.dx.gz n.pqr - one.rxn"
 says dx-counts-gz 'huge.dx.gz: line [0-9]+: file ends after 30 of 1000000000 values'
 # a gzip'd grid of more than 65536 values (read growing) equals the plain one
 mkdx big.dx 41 -20 1 "0.1 * x - 0.2 * y + 0.05 * z + 0.001 * x * y * z"

@@ -211,6 +211,14 @@ pass() {
 	_t_record PASS "$1"
 }
 
+# vmlimit KB: "ulimit -v KB;" to put before a command string, so that a
+# tool that tried a huge allocation would fail at once; nothing where the
+# tools are built with ASan (make SANITIZE=1), whose shadow memory takes
+# terabytes of address space at start.
+vmlimit() {
+	ldd "$BIN/pmf" 2> /dev/null | grep -q libasan || printf 'ulimit -v %s;' "$1"
+}
+
 # have CMD: true iff CMD is on PATH (for skip decisions).
 have() {
 	command -v "$1" > /dev/null 2>&1
