@@ -431,3 +431,16 @@ fi
 printf 'tau 0 1\ntau 1 2\n' > tau-only.txt
 t q-tau-only 65 'qstat-mfpt tau-only.txt'
 says q-tau-only 'no K lines'
+# hand-written lines: an index far beyond the lines leaves milestones in
+# no line (65, before anything that long is allocated: "K 2 222222222"
+# took a fuzz run past its 10 s), a gap likewise, and a K line with more
+# than its four fields is refused rather than read in part
+printf 'K 0 1 1\nK 1 0 1\ntau 0 1\ntau 1 1\nK 2 222222222 0\n' > far.txt
+t q-far-index 65 'qstat-mfpt far.txt'
+says q-far-index '222222223 milestones from 5 lines'
+printf 'K 0 1 1\nK 1 0 1\ntau 0 1\ntau 1 1\ntau 5 1\n' > gap.txt
+t q-gap 65 'qstat-mfpt gap.txt'
+says q-gap 'milestone 2 appears in no line'
+printf 'K 0 1 1 7\nK 1 0 1\ntau 0 1\ntau 1 1\n' > extra.txt
+t q-extra-field 65 'qstat-mfpt extra.txt'
+says q-extra-field "found 'K' with more than 4 fields"

@@ -123,14 +123,16 @@ parse_value(const char *tok, double *v)
 static int
 read_text(struct fek_milestone_input *in, const char *name, char *buf)
 {
-	struct pair *p = NULL, v;
-	long np = 0, cap = 0, lineno = 0, n = 0, e, w, i;
-	long *tau_line = NULL, taucap = 0;
+	struct pair *p = NULL, v, *tp = NULL, tv;
+	long np = 0, cap = 0, lineno = 0, n = 0, e, w, i, ntp = 0, tpcap = 0;
+	long *tau_line = NULL;
 	double *tau = NULL, *sum;
-	char *line, *next, *tok[5], *save;
+	unsigned char *seen;
+	char *line, *next, *tok[6], *save;
 	int ntok, rc = 0;
 
 	memset(&v, 0, sizeof v);
+	memset(&tv, 0, sizeof tv);
 	for (line = buf; line; line = next) {
 		next = strchr(line, '\n');
 		if (next)
@@ -139,7 +141,7 @@ read_text(struct fek_milestone_input *in, const char *name, char *buf)
 		line[strcspn(line, "#")] = '\0';
 		ntok = 0;
 		for (tok[0] = strtok_r(line, " \t\r", &save); tok[ntok] &&
-		    ntok < 4; tok[++ntok] = strtok_r(NULL, " \t\r", &save))
+		    ntok < 5; tok[++ntok] = strtok_r(NULL, " \t\r", &save))
 			;
 		if (ntok == 0)
 			continue;
@@ -183,32 +185,16 @@ read_text(struct fek_milestone_input *in, const char *name, char *buf)
 				    name, lineno, tok[2]);
 				goto out;
 			}
-			if (i >= taucap) {
-				long old = taucap;
-
-				taucap = 2 * i + 16;
-				tau = realloc(tau, taucap * sizeof *tau);
-				tau_line = realloc(tau_line, taucap *
-				    sizeof *tau_line);
-				if (!tau || !tau_line)
-					fek_errx(FEK_EX_SOFTWARE, "out of "
-					    "memory");
-				memset(tau_line + old, 0, (taucap - old) *
-				    sizeof *tau_line);
-			}
-			if (tau_line[i]) {
-				rc = fek_seterr(FEK_EX_DATA, "%s: line %ld: "
-				    "tau %ld given twice (lines %ld and %ld)",
-				    name, lineno, i, tau_line[i], lineno);
-				goto out;
-			}
-			tau[i] = t;
-			tau_line[i] = lineno;
+			tv.i = i;
+			tv.k = t;
+			tv.line = lineno;
+			push(&tp, &ntp, &tpcap, &tv);
 			n = i + 1 > n ? i + 1 : n;
 		} else {
 			rc = fek_seterr(FEK_EX_DATA, "%s: line %ld: expected "
 			    "'K i j value' or 'tau i value', found '%s' "
-			    "with %d field%s", name, lineno, tok[0], ntok,
+			    "with %s%d field%s", name, lineno, tok[0],
+			    ntok > 4 ? "more than " : "", ntok > 4 ? 4 : ntok,
 			    ntok > 1 ? "s" : "");
 			goto out;
 		}
@@ -218,6 +204,39 @@ read_text(struct fek_milestone_input *in, const char *name, char *buf)
 		    "2 milestones" : "no K lines");
 		goto out;
 	}
+	/* every milestone 0..n-1 appears in a line (a K line's i or j, or
+	 * a tau line): so n is at most 2 K lines + tau lines, checked before
+	 * anything n long is allocated (a line "K 2 222222222 0" asked for
+	 * arrays of 2e8 entries) */
+	if (n > 2 * np + ntp) {
+		rc = fek_seterr(FEK_EX_DATA, "%s: milestone %ld: %ld milestones "
+		    "from %ld lines, so some appear in no line (number them "
+		    "0, 1, ... without gaps)", name, n - 1, n, np + ntp);
+		goto out;
+	}
+	seen = fek_alloc((size_t)n, 1);
+	for (e = 0; e < np; e++)
+		seen[p[e].i] = seen[p[e].j] = 1;
+	tau = fek_alloc((size_t)n, sizeof *tau);
+	tau_line = fek_alloc((size_t)n, sizeof *tau_line);
+	for (e = 0; e < ntp; e++) {
+		i = tp[e].i;
+		seen[i] = 1;
+		if (tau_line[i] && rc == 0)
+			rc = fek_seterr(FEK_EX_DATA, "%s: line %ld: tau %ld "
+			    "given twice (lines %ld and %ld)", name, tp[e].line,
+			    i, tau_line[i], tp[e].line);
+		tau[i] = tp[e].k;
+		tau_line[i] = tp[e].line;
+	}
+	for (i = 0; i < n && rc == 0; i++)
+		if (!seen[i])
+			rc = fek_seterr(FEK_EX_DATA, "%s: milestone %ld appears "
+			    "in no line (number the milestones 0, 1, ... "
+			    "without gaps)", name, i);
+	free(seen);
+	if (rc < 0)
+		goto out;
 	qsort(p, (size_t)np, sizeof *p, cmp_pair);
 	for (e = 1; e < np; e++)
 		if (p[e].i == p[e - 1].i && p[e].j == p[e - 1].j) {
@@ -242,7 +261,7 @@ read_text(struct fek_milestone_input *in, const char *name, char *buf)
 			rc = fek_seterr(FEK_EX_DATA, "%s: row %ld of K sums to "
 			    "%.9g, expected 1 (or no entries)", name, i,
 			    sum[i]);
-		else if (sum[i] > 0 && (i >= taucap || !tau_line[i]))
+		else if (sum[i] > 0 && !tau_line[i])
 			rc = fek_seterr(FEK_EX_DATA, "%s: milestone %ld has "
 			    "transitions (K lines) but no tau line", name, i);
 	}
@@ -252,7 +271,7 @@ read_text(struct fek_milestone_input *in, const char *name, char *buf)
 
 		for (e = 0; e < np; e++)
 			p[e].k /= sum[p[e].i];
-		for (i = 0; i < n && i < taucap; i++) {
+		for (i = 0; i < n; i++) {
 			ht[i] = tau_line[i] != 0;
 			tv[i] = ht[i] ? tau[i] : 0;
 		}
@@ -264,6 +283,7 @@ read_text(struct fek_milestone_input *in, const char *name, char *buf)
 	free(sum);
 out:
 	free(p);
+	free(tp);
 	free(tau);
 	free(tau_line);
 	return rc;
@@ -432,9 +452,11 @@ read_kernels(struct fek_milestone_input *in, struct fek_reader *r)
 				rc = fek_rerr(r, FEK_EX_DATA, "row %lld: t_mean "
 				    "%g, t_sd %g: expected finite times >= 0",
 				    k + 1, row[cm], row[cs]);
-			v.i = (long)i;
+			if (rc < 0)
+				break;
+			v.i = (long)i;	/* in 0..n-1: checked above */
 			v.j = (long)j;
-			if (rc >= 0 && c > 0)
+			if (c > 0)
 				push(&p, &np, &cap, &v);
 		}
 		free(rows);
