@@ -119,7 +119,7 @@ fek_bd_dx_read(const char *path, struct fek_bd_grid *g)
 {
 	struct dxin in = { NULL, path, 0, 0, { 0 } };
 	char *p, word[64];
-	int n2[3];
+	int n2[3], fd;
 	double d[3][3];
 	long long items, total, got = 0, cap;
 	FILE *fp;
@@ -132,8 +132,11 @@ fek_bd_dx_read(const char *path, struct fek_bd_grid *g)
 		return -1;
 	if (fstat(fileno(fp), &sb) == 0 && S_ISREG(sb.st_mode))
 		fsize = sb.st_size;
-	in.gz = gzdopen(dup(fileno(fp)), "rb");
+	fd = dup(fileno(fp));
 	fclose(fp);
+	in.gz = fd < 0 ? NULL : gzdopen(fd, "rb");
+	if (in.gz == NULL && fd >= 0)
+		close(fd);
 	if (in.gz == NULL)
 		return fek_seterr(FEK_EX_NOINPUT, "%s: %s", path,
 		    errno ? strerror(errno) : "cannot open");

@@ -111,8 +111,7 @@ fek_bd_pqr_read(const char *path, struct fek_bd_pqr *m)
 		m->n++;
 	}
 	if (len != FEK_LINE_EOF) {
-		fek_seterr(fek_getline_code(len), "%s: line %ld: %s",
-		    path, lineno + 1, fek_getline_why(len, FEK_LINE_MAX));
+		fek_getline_err(len, FEK_LINE_MAX, path, lineno + 1);
 		goto fail;
 	}
 	if (m->n == 0) {

@@ -101,8 +101,7 @@ fek_bd_rxn_read(const char *path, const struct fek_bd_pqr *A,
 		x->gstart[x->ncontact] = x->npair;
 	}
 	if (len != FEK_LINE_EOF) {
-		fek_seterr(fek_getline_code(len), "%s: line %ld: %s",
-		    path, lineno + 1, fek_getline_why(len, FEK_LINE_MAX));
+		fek_getline_err(len, FEK_LINE_MAX, path, lineno + 1);
 		goto fail;
 	}
 	if (x->ncontact == 0) {

@@ -67,7 +67,7 @@ double	*fek_scratch(double **buf, long long *cap, long long n);
  * does) without its newline and a final carriage return: its length, or
  * one of FEK_LINE_* (the rest of an overlong line is not read: the caller
  * stops); fek_getline_why says what went wrong and fek_getline_code the
- * exit status it calls for. */
+ * exit status it calls for; fek_getline_err records both. */
 #define FEK_LINE_MAX	(1 << 20)	/* any line but a header line */
 #define FEK_HEADER_MAX	65535		/* a stream header line, fek(5) */
 #define FEK_LINE_EOF	(-1)
@@ -80,6 +80,8 @@ int	fek_check_input(FILE *fp, const char *name);
 ssize_t	fek_getline(char **buf, size_t *cap, FILE *fp, size_t max);
 const char *fek_getline_why(ssize_t r, size_t max);
 int	fek_getline_code(ssize_t r);
+/* "name: line N: why" recorded with its code: -1. */
+int	fek_getline_err(ssize_t r, size_t max, const char *name, long line);
 
 /* core/outbuf.c: whole output held until the input has been read. */
 FILE	*fek_outbuf_open(void);

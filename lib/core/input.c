@@ -144,3 +144,10 @@ fek_getline_code(ssize_t r)
 		return FEK_EX_DATA;
 	}
 }
+
+int
+fek_getline_err(ssize_t r, size_t max, const char *name, long line)
+{
+	return fek_seterr(fek_getline_code(r), "%s: line %ld: %s", name, line,
+	    fek_getline_why(r, max));
+}

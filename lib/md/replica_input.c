@@ -122,8 +122,7 @@ fek_md_load_table(const char *path, int ncol, const char *what, long *n)
 		rows++;
 	}
 	if (len != FEK_LINE_EOF) {
-		fek_seterr(fek_getline_code(len), "%s: line %ld: %s",
-		    path, lineno + 1, fek_getline_why(len, FEK_LINE_MAX));
+		fek_getline_err(len, FEK_LINE_MAX, path, lineno + 1);
 		goto bad;
 	}
 	if (rows == 0) {

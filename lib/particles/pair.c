@@ -170,8 +170,7 @@ bad_cols:
 		nr++;
 	}
 	if (len != FEK_LINE_EOF) {
-		fek_seterr(fek_getline_code(len), "%s: line %ld: %s",
-		    path, lineno + 1, fek_getline_why(len, FEK_LINE_MAX));
+		fek_getline_err(len, FEK_LINE_MAX, path, lineno + 1);
 		goto done;
 	}
 	if (nr < 4) {

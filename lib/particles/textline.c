@@ -132,8 +132,8 @@ cfg_lines_next(struct cfg_lines *l)
 	if (n == FEK_LINE_EOF)
 		return 0;
 	if (n < 0)
-		return fek_seterr(fek_getline_code(n), "%s: line %ld: %s",
-		    l->name, l->lineno + 1, fek_getline_why(n, FEK_LINE_MAX));
+		return fek_getline_err(n, FEK_LINE_MAX, l->name,
+		    l->lineno + 1);
 	l->lineno++;
 	l->len = strlen(l->buf);
 	return 1;

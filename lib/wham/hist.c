@@ -187,8 +187,7 @@ fek_meta_load(const char *path, int ndim, struct fek_meta **out, long *nout)
 		n++;
 	}
 	if (len != FEK_LINE_EOF) {
-		fek_seterr(fek_getline_code(len), "%s: line %ld: %s",
-		    path, lineno + 1, fek_getline_why(len, FEK_LINE_MAX));
+		fek_getline_err(len, FEK_LINE_MAX, path, lineno + 1);
 		goto fail;
 	}
 	fclose(fp);
