@@ -73,6 +73,7 @@ fek_mm_box_check(const struct fek_mm_opt *o, const struct fek_box *b,
     const char *what)
 {
 	double rmax = fmax(o->rcoulomb, o->rvdw), w[3];
+	int f;
 	const double v[9] = { b->lo[0], b->lo[1], b->lo[2], b->lx, b->ly,
 		b->lz, b->xy, b->xz, b->yz };
 
@@ -87,20 +88,18 @@ fek_mm_box_check(const struct fek_mm_opt *o, const struct fek_box *b,
 		return fek_seterr(FEK_EX_DATA, "%s: box %g x %g x %g nm: its "
 		    "volume is not a finite number", what, b->lx, b->ly,
 		    b->lz);
-	if (fabs(b->xy) > 0.5 * b->lx * (1 + 1e-12) ||
-	    fabs(b->xz) > 0.5 * b->lx * (1 + 1e-12) ||
-	    fabs(b->yz) > 0.5 * b->ly * (1 + 1e-12))
+	f = fek_box_fault(b, rmax, w);
+	if (f == 1)
 		return fek_seterr(FEK_EX_DATA, "%s: box tilts %g %g %g nm: "
 		    "each must be at most half the edge it leans along (%g, "
 		    "%g, %g)", what, b->xy, b->xz, b->yz, 0.5 * b->lx,
 		    0.5 * b->lx, 0.5 * b->ly);
-	fek_box_widths(b, w);
-	for (int d = 0; d < 3; d++)
-		if (!(w[d] >= 2 * rmax))
-			return fek_seterr(FEK_EX_DATA, "%s: the box is %g nm "
-			    "wide along %c, less than twice the cut-off (%g nm, "
-			    "the longer of rcoulomb and rvdw): the minimum "
-			    "image would be wrong", what, w[d], "xyz"[d], rmax);
+	if (f >= 2)
+		return fek_seterr(FEK_EX_DATA, "%s: the box is %g nm "
+		    "wide along %c, less than twice the cut-off (%g nm, "
+		    "the longer of rcoulomb and rvdw): the minimum "
+		    "image would be wrong", what, w[f - 2], "xyz"[f - 2],
+		    rmax);
 	if (o->coulombtype == FEK_MM_COUL_PME) {
 		char msg[256];
 		int n[3];

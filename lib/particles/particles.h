@@ -108,6 +108,10 @@ void	fek_psys_free(struct fek_psys *s);
  * separations up to rmax: tilts at most half an edge, every perpendicular
  * width at least 2 rmax.  -1 with fek_seterr(65) naming what fails. */
 int	fek_box_set(struct fek_box *b);
+/* The first fault of b for a cutoff rmax, widths into w: 0 none, 1 a tilt
+ * beyond half the edge it leans along, 2 + d narrower than 2 rmax (or
+ * not a number) along axis d. */
+int	fek_box_fault(const struct fek_box *b, double rmax, double *w);
 int	fek_box_check(const struct fek_box *b, double rmax, const char *what);
 double	fek_box_volume(const struct fek_box *b);
 /* The perpendicular widths of the cell (between opposite faces). */

@@ -104,24 +104,35 @@ fek_box_widths(const struct fek_box *b, double *w)
 }
 
 int
-fek_box_check(const struct fek_box *b, double rmax, const char *what)
+fek_box_fault(const struct fek_box *b, double rmax, double *w)
 {
-	double w[3];
-
 	if (fabs(b->xy) > 0.5 * b->lx * (1 + 1e-12) ||
 	    fabs(b->xz) > 0.5 * b->lx * (1 + 1e-12) ||
 	    fabs(b->yz) > 0.5 * b->ly * (1 + 1e-12))
+		return 1;
+	fek_box_widths(b, w);
+	for (int d = 0; d < 3; d++)
+		if (!(w[d] >= 2 * rmax))
+			return 2 + d;
+	return 0;
+}
+
+int
+fek_box_check(const struct fek_box *b, double rmax, const char *what)
+{
+	double w[3];
+	int f = fek_box_fault(b, rmax, w);
+
+	if (f == 1)
 		return fek_seterr(FEK_EX_DATA, "%s: tilts %g %g %g: each must "
 		    "be at most half the edge it leans along (%g, %g, %g)",
 		    what, b->xy, b->xz, b->yz, 0.5 * b->lx, 0.5 * b->lx,
 		    0.5 * b->ly);
-	fek_box_widths(b, w);
-	for (int d = 0; d < 3; d++)
-		if (w[d] < 2 * rmax)
-			return fek_seterr(FEK_EX_DATA, "%s: the box is %g wide "
-			    "along %c, less than twice the cutoff plus skin "
-			    "%g: use more particles or a shorter cutoff",
-			    what, w[d], "xyz"[d], rmax);
+	if (f >= 2)
+		return fek_seterr(FEK_EX_DATA, "%s: the box is %g wide "
+		    "along %c, less than twice the cutoff plus skin "
+		    "%g: use more particles or a shorter cutoff",
+		    what, w[f - 2], "xyz"[f - 2], rmax);
 	return 0;
 }
 
