@@ -40,6 +40,50 @@ if have taskset; then
 	t wait-one-cpu 0 "test '$(spins | cut -d' ' -f1)' = 1"
 	PRE=()
 fi
+# the second start also tells OpenBLAS's idle threads to sleep at once
+# (OPENBLAS_THREAD_TIMEOUT=4) unless that is set: the environment of the
+# started tool (pmf, waiting for its input), read from /proc
+blasenv() {
+	{ sleep 20; } | env -u OMP_WAIT_POLICY -u GOMP_SPINCOUNT "$@" pmf > /dev/null 2>&1 &
+	local pid=$! i
+	for i in $(seq 100); do
+		tr '\0' '\n' < /proc/$pid/environ 2> /dev/null | grep -q '^OMP_WAIT_POLICY=' && break
+		sleep 0.1
+	done
+	tr '\0' '\n' < /proc/$pid/environ 2> /dev/null | grep '^OPENBLAS_THREAD_TIMEOUT='
+	kill $pid 2> /dev/null
+}
+if [ -r /proc/self/environ ]; then
+	t blas-timeout 0 "test '$(blasenv -u OPENBLAS_THREAD_TIMEOUT FEK_THREADS=2)' = OPENBLAS_THREAD_TIMEOUT=4"
+	t blas-timeout-user 0 "test '$(blasenv FEK_THREADS=2 OPENBLAS_THREAD_TIMEOUT=10)' = OPENBLAS_THREAD_TIMEOUT=10"
+fi
+# a cgroup CPU quota (docker --cpus, systemd CPUQuota=) limits the
+# threads as the affinity does: in a group granted one CPU's time a tool
+# runs one thread, so it does not start again.  Where a group can be made
+# (root, cgroup v1's cpu or v2's cpu.max) and more than one CPU is free.
+quota_group() {
+	local d
+	if [ -w /sys/fs/cgroup/cpu ] && [ -f /sys/fs/cgroup/cpu/cpu.cfs_quota_us ]; then
+		d=/sys/fs/cgroup/cpu/fek-test-$$
+		mkdir "$d" 2> /dev/null && echo 100000 > "$d/cpu.cfs_period_us" &&
+		    echo 100000 > "$d/cpu.cfs_quota_us" && echo "$d" && return
+	elif [ -f /sys/fs/cgroup/cgroup.subtree_control ] &&
+	    grep -qw cpu /sys/fs/cgroup/cgroup.subtree_control 2> /dev/null; then
+		d=/sys/fs/cgroup/fek-test-$$
+		mkdir "$d" 2> /dev/null && echo "100000 100000" > "$d/cpu.max" &&
+		    echo "$d" && return
+	fi
+	[ -n "${d:-}" ] && rmdir "$d" 2> /dev/null
+	return 1
+}
+if [ "$(spins | cut -d' ' -f1)" = 2 ] && G=$(quota_group); then
+	PRE=(sh -c "echo \$\$ > $G/cgroup.procs && exec \"\$@\"" sh)
+	t wait-cpu-quota 0 "test '$(spins | cut -d' ' -f1)' = 1"
+	PRE=()
+	rmdir "$G" 2> /dev/null
+else
+	skip wait-cpu-quota "no cgroup with a CPU quota can be made here, or one CPU"
+fi
 
 # ---- equilibrium: the double well's Boltzmann density -----------------------
 md_eq "" cpu 7

@@ -22,19 +22,117 @@
 #include <omp.h>
 #endif
 
+#include <cblas.h>	/* OpenBLAS's, with openblas_set_num_threads */
+
 #include "core/fek.h"
 
 /* ---- threads on shared machines ------------------------------------------ */
+
+/* The CPUs a quota in the file dir/name grants: "QUOTA PERIOD" (cgroup
+ * v2's cpu.max; "max" is none) or, where period names a second file,
+ * cgroup v1's cpu.cfs_quota_us (-1 is none) over cpu.cfs_period_us.
+ * Rounded up; 0 when there is no quota or it cannot be read. */
+static long
+quota_cpus(const char *dir, const char *name, const char *period)
+{
+	char path[4096], text[64];
+	double q = 0, p = 0;
+	FILE *fp;
+	int got;
+
+	if (snprintf(path, sizeof path, "%s/%s", dir, name) >= (int)sizeof path ||
+	    (fp = fopen(path, "r")) == NULL)
+		return 0;
+	got = fgets(text, sizeof text, fp) != NULL;
+	fclose(fp);
+	if (!got || sscanf(text, "%lf %lf", &q, &p) < 1)
+		return 0;
+	if (period != NULL) {
+		if (snprintf(path, sizeof path, "%s/%s", dir, period) >=
+		    (int)sizeof path || (fp = fopen(path, "r")) == NULL)
+			return 0;
+		got = fscanf(fp, "%lf", &p) == 1;
+		fclose(fp);
+		if (!got)
+			return 0;
+	}
+	if (!(q > 0 && p > 0 && q / p < INT_MAX))
+		return 0;
+	return (long)ceil(q / p - 1e-9);
+}
+
+/*
+ * The CPU time a batch system or container grants through a cgroup quota
+ * (docker --cpus, systemd CPUQuota=), which the affinity does not show:
+ * the smallest quota of the process's cgroup and its parents, in CPUs, or
+ * 0 where there is none.  /proc/self/cgroup names the group: "0::PATH"
+ * under cgroup v2, "N:CONTROLLERS:PATH" with cpu among the controllers
+ * under v1.
+ */
+static long
+cgroup_cpus(void)
+{
+	char *line = NULL, dir[4096], *path, *ctl, *end;
+	size_t cap = 0;
+	long best = 0, c;
+	FILE *fp = fopen("/proc/self/cgroup", "r");
+	int v2;
+
+	if (fp == NULL)
+		return 0;
+	while (fek_getline(&line, &cap, fp, 4096) >= 0) {
+		if ((ctl = strchr(line, ':')) == NULL ||
+		    (path = strchr(ctl + 1, ':')) == NULL)
+			continue;
+		*path++ = '\0';
+		ctl++;
+		v2 = *ctl == '\0';
+		if (!v2) {	/* v1: "cpu" among the comma-separated names */
+			char list[256], *tok, *save;
+			int cpu = 0;
+
+			snprintf(list, sizeof list, "%s", ctl);
+			for (tok = strtok_r(list, ",", &save); tok != NULL;
+			    tok = strtok_r(NULL, ",", &save))
+				cpu |= strcmp(tok, "cpu") == 0;
+			if (!cpu)
+				continue;
+		}
+		/* the group, then each parent up to the mount's root */
+		for (;;) {
+			if (v2)
+				snprintf(dir, sizeof dir, "/sys/fs/cgroup%s", path);
+			else
+				snprintf(dir, sizeof dir, "/sys/fs/cgroup/%s%s",
+				    ctl, path);
+			c = v2 ? quota_cpus(dir, "cpu.max", NULL) :
+			    quota_cpus(dir, "cpu.cfs_quota_us",
+			    "cpu.cfs_period_us");
+			if (c > 0 && (best == 0 || c < best))
+				best = c;
+			if ((end = strrchr(path, '/')) == NULL || path[1] == '\0')
+				break;
+			end[end == path] = '\0';	/* "/a/b" -> "/a" -> "/" */
+		}
+	}
+	free(line);
+	fclose(fp);
+	return best;
+}
 
 int
 fek_cpus(void)
 {
 	cpu_set_t set;
-	long n;
+	long n, q;
 
 	if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
-		return CPU_COUNT(&set);
-	n = sysconf(_SC_NPROCESSORS_ONLN);
+		n = CPU_COUNT(&set);
+	else
+		n = sysconf(_SC_NPROCESSORS_ONLN);
+	q = cgroup_cpus();
+	if (q > 0 && q < n)
+		n = q;
 	return n < 1 ? 1 : n > INT_MAX ? INT_MAX : (int)n;
 }
 
@@ -84,23 +182,38 @@ __attribute__((constructor)) static void
 fek_openmp_setup(int argc, char **argv, char **envp)
 {
 	int n = env_threads("FEK_THREADS");
+	int omp = env_threads("OMP_NUM_THREADS");
+	int cpus = fek_cpus();
 
 	(void)argc;
 	(void)envp;
 	if (getenv("OMP_WAIT_POLICY") == NULL &&
 	    getenv("GOMP_SPINCOUNT") == NULL && argv != NULL &&
-	    getauxval(AT_SECURE) == 0 && (n > 0 ? n :
-	    env_threads("OMP_NUM_THREADS") > 0 ?
-	    env_threads("OMP_NUM_THREADS") : fek_cpus()) > 1 &&
+	    getauxval(AT_SECURE) == 0 &&
+	    (n > 0 ? n : omp > 0 ? omp : cpus) > 1 &&
 	    setenv("OMP_WAIT_POLICY", "passive", 1) == 0) {
+		/* OpenBLAS's idle threads likewise: they yield in a loop for
+		 * 2^28 cycles by default before they sleep, 2^4 with this */
+		int blas = getenv("OPENBLAS_THREAD_TIMEOUT") == NULL &&
+		    setenv("OPENBLAS_THREAD_TIMEOUT", "4", 1) == 0;
+
 		execv("/proc/self/exe", argv);
 		/* not re-executed: libgomp keeps what it read */
 		unsetenv("OMP_WAIT_POLICY");
+		if (blas)
+			unsetenv("OPENBLAS_THREAD_TIMEOUT");
 	}
+	/* the count: FEK_THREADS, else OMP_NUM_THREADS (libgomp has it),
+	 * else fek_cpus(), which a cgroup quota may make fewer than the
+	 * affinity libgomp and OpenBLAS count */
+	if (n == 0 && omp == 0)
+		n = cpus;
 #ifdef _OPENMP
 	if (n > 0)
 		omp_set_num_threads(n);
 #endif
+	if (n > 0)
+		openblas_set_num_threads(n);
 }
 
 int
