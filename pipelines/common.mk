@@ -8,3 +8,22 @@ FEK_TOP := $(abspath $(dir $(lastword $(MAKEFILE_LIST)))..)
 TOOLS ?= $(FEK_TOP)/bin
 SCRIPTS ?= $(FEK_TOP)/scripts
 export PATH := $(TOOLS):$(PATH)
+
+# Fan-out (scripts/fek-fanout; fek(7), FAN-OUT): where a pipeline's work
+# splits (windows, frames, milestones, trajectory ranges), SHARDS=N cuts
+# it into N shards, run as LAUNCH says: local (GNU parallel, on this
+# machine or over ssh with PARALLEL_FLAGS='--sshloginfile FILE') or slurm
+# (one sbatch --array job; SBATCH_FLAGS for partition, time, --gres);
+# GPUS=N places the shards one a GPU.  The shards are joined by cat, and
+# the joined stream is the one-machine run's, byte for byte (#PROV aside).
+SHARDS ?= 1
+LAUNCH ?= local
+GPUS ?= 0
+PARALLEL_FLAGS ?=
+SBATCH_FLAGS ?=
+export LAUNCH GPUS PARALLEL_FLAGS SBATCH_FLAGS
+FANOUT = $(SCRIPTS)/fek-fanout
+# $(call shard_ranges,N,SHARDS): the lines "k first count" (k from 0) that
+# cut N items into at most SHARDS contiguous ranges, for FANOUT's ARGS
+shard_ranges = awk -v n=$(1) -v s=$(2) 'BEGIN { c = int((n + s - 1) / s); \
+    for (k = 0; k * c < n; k++) print k, k * c, (n - k * c < c ? n - k * c : c) }'
