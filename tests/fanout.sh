@@ -43,3 +43,9 @@ says fanout-fail 'fek-fanout: a shard failed: test 1 != 1'
 printf '%s\n' 0 1 2 3 > four
 t fanout-gpus 0 "$F -g 2 four 'echo \$CUDA_VISIBLE_DEVICES > dev.{1}' && cat dev.0 dev.1 dev.2 dev.3 | sort | uniq -c | awk '{ printf \"%s:%s \", \$2, \$1 }' > devs.txt"
 t fanout-gpus-both 0 "test \"\$(cat devs.txt)\" = '0:2 1:2 '"
+# the join runs once, after every shard
+t fanout-join 0 "$F -J 'cat part.0 part.1 part.2 > joined.txt' ranges 'echo shard {#} first {2} count {3} n \$(({1} + 1)) x 7 > part.{1}'"
+t fanout-join-bytes 0 "cmp joined.txt want.txt"
+rm -f joined.txt
+t fanout-join-not-after-failure 3 "$F -J 'touch joined.txt' ranges 'test {1} != 1 || exit 3'"
+t fanout-join-not-run 0 "test ! -e joined.txt"
