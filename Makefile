@@ -3,6 +3,8 @@
 #   make              build every tool (installs missing Debian packages
 #                     when run as root; otherwise prints the apt-get line)
 #   make check        known-answer, exit-code and man-page tests
+#   make check-quick  one check a tool against a known answer (tests/quick.sh,
+#                     under a minute): the edit-test loop
 #   make check-gpu    the GPU paths against the CPU reference (GPU machine)
 #   make demo         the 19x19-window, 90x90-bin WHAM case end to end
 #   make bench        CPU benchmarks (scripts/bench-wham, scripts/bench-pmd),
@@ -79,7 +81,7 @@ MAN1 = $(wildcard man/man1/*.1)
 MAN5 = $(wildcard man/man5/*.5)
 MAN7 = $(wildcard man/man7/*.7)
 
-.PHONY: all check check-gpu demo bench lint install uninstall clean FORCE
+.PHONY: all check check-quick check-gpu demo bench lint install uninstall clean FORCE
 .SUFFIXES:
 
 all: $(TOOLS)
@@ -138,6 +140,9 @@ check:
 	scripts/install-deps check
 	$(MAKE) all $(TESTPROGS)
 	scripts/runtests
+
+check-quick: all
+	FEK_NO_MAN=1 scripts/runtests quick
 
 check-gpu: all $(TESTPROGS)
 	FEK_TEST_GPU=1 scripts/runtests $(notdir $(wildcard tests/gpu*.sh))
