@@ -148,7 +148,7 @@ check-gpu: all $(TESTPROGS)
 	FEK_TEST_GPU=1 scripts/runtests $(notdir $(wildcard tests/gpu*.sh))
 
 demo:
-	scripts/install-deps demo
+	scripts/install-deps demo || scripts/install-deps build
 	$(MAKE) all
 	$(MAKE) -C pipelines/wham-2d demo
 
