@@ -4,7 +4,7 @@
 # shard number substituted, the variables passed, a failing shard's
 # status returned, one shard a GPU by CUDA_VISIBLE_DEVICES, and usage
 # errors.  The pipelines' own fan-out checks are their check-small
-# targets (tests/pipelines.sh).
+# targets (tests/pipelines-NAME.sh).
 . "$(dirname "$0")/lib.sh"
 
 F=$TOP/scripts/fek-fanout

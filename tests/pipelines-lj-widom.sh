@@ -1,0 +1,5 @@
+# tests/pipelines-lj-widom.sh - make check runs pipelines/lj-widom's check-small
+# (tests/lib-pipeline.sh; what it checks: that Makefile's header).
+. "$(dirname "$0")/lib.sh"
+. "$TOP/tests/lib-pipeline.sh"
+pipeline_check_small lj-widom
