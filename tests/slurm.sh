@@ -26,6 +26,7 @@ says slurm-no-file 'nonexistent: cannot read'
 : > empty
 t slurm-empty 66 "$S empty true"
 t slurm-bad-gpus 64 "GPUS=x $S empty true"
+t_usage slurm-local-usage "$L restart"
 
 if ! have sbatch; then
 	skip slurm "no Slurm here (scripts/install-deps cluster)"
@@ -46,7 +47,8 @@ elif ! why=$("$L" start 2>&1); then
 else
 	started=1
 fi
-[ "$started" = 1 ] && trap '"$L" stop; _t_exit' EXIT
+# (the script's status kept for lib.sh's _t_exit)
+[ "$started" = 1 ] && trap 'rc=$?; "$L" stop; (exit $rc); _t_exit' EXIT
 export SBATCH_FLAGS= GPUS=0
 
 # the bytes: fields with the shell's characters, an empty and a missing
