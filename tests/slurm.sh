@@ -11,7 +11,8 @@
 # this runs as root with slurm-wlm and munge installed (scripts/install-
 # deps cluster) and stopped at the end if this started it; or one already
 # up, when it is slurm-local's, or any other when FEK_SLURM_TEST=1 (then
-# jobs go to its default partition).  Otherwise skipped, one line.
+# jobs go where SBATCH_FLAGS, if set, says).  Otherwise skipped, one
+# line.
 . "$(dirname "$0")/lib.sh"
 
 F=$TOP/scripts/fek-fanout
@@ -49,7 +50,8 @@ else
 fi
 # (the script's status kept for lib.sh's _t_exit)
 [ "$started" = 1 ] && trap 'rc=$?; "$L" stop; (exit $rc); _t_exit' EXIT
-export SBATCH_FLAGS= GPUS=0
+# SBATCH_FLAGS: where a cluster needs them (FEK_SLURM_TEST=1), kept
+export SBATCH_FLAGS=${SBATCH_FLAGS:-} GPUS=0
 
 # the bytes: fields with the shell's characters, an empty and a missing
 # field, {} and {#}, substituted as GNU parallel does (-L local)
@@ -115,17 +117,17 @@ says slurm-join-fails 'the join failed \(exit 5\): exit 5'
 rm -rf .fek-slurm
 
 # SBATCH_FLAGS reach both jobs; sbatch's refusal is one line, 69
-t slurm-flags 0 "SBATCH_FLAGS='--job-name=fek-test-name' $F -L slurm -J 'echo join \$SLURM_JOB_NAME' three 'echo {1} \$SLURM_JOB_NAME' > names"
+t slurm-flags 0 "SBATCH_FLAGS='$SBATCH_FLAGS --job-name=fek-test-name' $F -L slurm -J 'echo join \$SLURM_JOB_NAME' three 'echo {1} \$SLURM_JOB_NAME' > names"
 ok slurm-flags-tasks test "$(grep -c '^[012] fek-test-name$' names)" = 3
 ok slurm-flags-join grep -qx 'join fek-test-name' names
-t slurm-bad-partition 69 "SBATCH_FLAGS='-p no-such-partition' $F -L slurm three true"
+t slurm-bad-partition 69 "SBATCH_FLAGS='$SBATCH_FLAGS -p no-such-partition' $F -L slurm three true"
 says slurm-bad-partition '^fek-slurm: sbatch refused the array: .*partition'
 # GPUS=1: each task asks --gres=gpu:1, which a node with no GPUs refuses;
 # a --gres in SBATCH_FLAGS is left alone
 if [ "$(sinfo -h -o %G | sort -u)" = '(null)' ]; then
 	t slurm-gpus 69 "GPUS=1 $F -L slurm three true"
 	says slurm-gpus 'gres'
-	t slurm-gpus-flags 0 "GPUS=1 SBATCH_FLAGS=--gres=none $F -L slurm three true"
+	t slurm-gpus-flags 0 "GPUS=1 SBATCH_FLAGS='$SBATCH_FLAGS --gres=none' $F -L slurm three true"
 else
 	skip slurm-gpus "the cluster has GPUs"
 fi
