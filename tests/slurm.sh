@@ -34,9 +34,16 @@ if ! have sbatch; then
 	exit 0
 fi
 started=0
-if "$L" status > /dev/null 2>&1; then
+# a controller that answers is one this script did not start (whatever
+# its node's state just now)
+if timeout 30 sinfo -h > /dev/null 2>&1; then
 	if [ "${FEK_SLURM_TEST:-0}" != 1 ] && ! head -n 1 /etc/slurm/slurm.conf 2> /dev/null | grep -q 'scripts/slurm-local'; then
 		skip slurm "a Slurm that is not scripts/slurm-local's is up: FEK_SLURM_TEST=1 to submit to it"
+		exit 0
+	fi
+	for _ in 1 2 3 4 5; do "$L" status > /dev/null 2>&1 && break; sleep 2; done
+	if ! why=$("$L" status 2>&1); then
+		skip slurm "$why"
 		exit 0
 	fi
 elif [ "$(id -u)" != 0 ]; then
