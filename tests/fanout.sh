@@ -49,3 +49,7 @@ t fanout-join-bytes 0 "cmp joined.txt want.txt"
 rm -f joined.txt
 t fanout-join-not-after-failure 3 "$F -J 'touch joined.txt' ranges 'test {1} != 1 || exit 3'"
 t fanout-join-not-run 0 "test ! -e joined.txt"
+# over ssh the login list's slots hold: 1/nodeA,1/nodeB runs two shards
+# at a time (job slots 1 and 2 only), not all four at once
+t fanout-ssh-slots 0 "PARALLEL_FLAGS='--ssh $TOP/tests/ssh-shim -S 1/nodeA,1/nodeB' $F four 'echo {%} > slot.{1}' && test \"\$(cat slot.0 slot.1 slot.2 slot.3 | sort -u | tr '\n' ' ')\" = '1 2 '"
+t_usage fanout-bad-option "$F -x four true"
