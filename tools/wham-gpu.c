@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "core/fek.h"
+#include "core/progress.h"
 #include "wham/bias.h"
 #include "wham/binshape.h"
 #include "wham/input.h"
@@ -43,12 +44,23 @@ report_round(long round, double change)
 	    change);
 }
 
-/* Progress at 100, 200, ... 1000, 2000, ... 10000, 20000, ... sweeps. */
+/* Without -v, the iterations on the progress reporter
+ * (lib/core/progress.h); with it, its own lines. */
+static struct fek_progress iter_pr;
+static int iter_verbose;
+
+/* -v: progress at 100, 200, ... 1000, 2000, ... 10000, 20000, ...
+ * sweeps; else the reporter's line (told every iteration). */
 static void
 progress(long it, double delta)
 {
 	long step = 100;
 
+	if (!iter_verbose) {
+		fek_progress_tell(&iter_pr, (double)it, "max |d ln f| = %.3e "
+		    "kT", delta);
+		return;
+	}
 	while (it >= 10 * step)
 		step *= 10;
 	if (it % step == 0)
@@ -205,9 +217,12 @@ main(int argc, char **argv)
 	read_input(&in, optind, argc, argv, com.verbose);
 	t_in = fek_seconds();
 	fek_trace("input read");
-	if (com.verbose || (!com.quiet && isatty(STDERR_FILENO))) {
+	iter_verbose = com.verbose;
+	fek_progress_start(&iter_pr, "iterations", 0, com.quiet ||
+	    com.verbose ? FEK_PROGRESS_QUIET : 0);
+	if (com.verbose || fek_progress_on(&iter_pr)) {
 		o.progress = progress;
-		o.progress_every = 100;
+		o.progress_every = 1;
 	}
 	if (com.verbose)
 		fprintf(stderr, "wham-gpu: %ld windows, %lld bins, device "
@@ -218,6 +233,7 @@ main(int argc, char **argv)
 		    "WINDOW (BIASEVAL %s)\n", in.built,
 		    fek_bias_eval_name(in.how));
 	solve_s = solve(&in, &o, com.verbose, &res);
+	fek_progress_end(&iter_pr, (double)res.iterations, NULL);
 	t_solve = fek_seconds();
 	if (trials > 0) {
 		o.progress = NULL;
