@@ -2,14 +2,15 @@
 # (lib/core/progress.c, fek(7) FEK_PROGRESS) when standard error is not a
 # terminal: for md-gpu (particles, replica run, umbrella, Milestoning,
 # molecules and their replicas), tpi-gpu, bd-step, sample-gen, qstat-mfpt
-# -B, bar-solve -c and wham-gpu, a run with FEK_PROGRESS=0.2 writes
-# complete progress lines only (no carriage return, each in the form of
-# progress.h, the first after 0.2 s, none closer than 0.2 s to the one
-# before); FEK_PROGRESS=0 and -q write none; standard output is the same
-# bytes in all three; a value that is not a number of seconds is ignored
-# (the default, 10 s: none in a short run); -v writes complete lines; on a
-# terminal (script(1)) the line is rewritten in place and ended by a
-# newline, and under -v it is not.
+# -B, bar-solve -c and wham-gpu (iterations, -B), a run with FEK_PROGRESS
+# of 0.2 s (0.1 s for the shorter ones) writes complete progress lines
+# only (no carriage return, each in the form of progress.h, none sooner
+# than that after the start or the line before); FEK_PROGRESS=0 and -q
+# write none; standard output is the same bytes in all three (PROV aside);
+# a value that is not a number of seconds is ignored (the default, 10 s:
+# none in a short run); -v writes complete lines; on a terminal
+# (script(1)) the line is rewritten in place and ended by a newline, and
+# under -v it is not.
 . "$(dirname "$0")/lib.sh"
 
 P=0.2
@@ -29,27 +30,33 @@ lines() {
 		re = "^" tool ": ([0-9]+ %( [(][0-9]+ of [0-9]+ [a-z ]+[)])?|" \
 		    "[0-9]+ [a-z ]+), " t "(, ~" t " left)?(, .*)?$"
 	}
-	/\r/ { print "a carriage return: " $0 > "/dev/stderr"; exit 1 }
-	$0 !~ re { print "not a progress line: " $0 > "/dev/stderr"; exit 1 }
+	function bad(why) { print why ": " $0 > "/dev/stderr"; failed = 1; exit 1 }
+	/\r/ { bad("a carriage return") }
+	$0 !~ re { bad("not a progress line") }
 	{
 		split($0, a, ", ")
 		el = a[2] + 0
 		if (a[2] !~ / s$/ || (n == 0 && el < p - 0.05) ||
-		    (n > 0 && el - last < p - 0.1)) {
-			print "too soon: " $0 > "/dev/stderr"
-			exit 1
-		}
+		    (n > 0 && el - last < p - 0.1))
+			bad("too soon")
 		last = el
 		n++
 	}
-	END { if (n == 0) { print "no progress line" > "/dev/stderr"; exit 1 } }' "$f"
+	END {
+		if (failed)
+			exit 1
+		if (n == 0) {
+			print "no progress line" > "/dev/stderr"
+			exit 1
+		}
+	}' "$f"
 }
 
-# same_np NAME A B: A and B the same bytes but for their #PROV lines (the
-# command line: -q, -v)
+# same_np NAME A B: A and B the same bytes but for their PROV lines (the
+# command line: -q, -v; #PROV in the text twin)
 same_np() {
-	grep -av '^#PROV' "$2" > "$2.np"
-	grep -av '^#PROV' "$3" > "$3.np"
+	grep -avE '^#?PROV ' "$2" > "$2.np"
+	grep -avE '^#?PROV ' "$3" > "$3.np"
 	same_file "$1" "$2.np" "$3.np"
 }
 
@@ -114,6 +121,7 @@ awk 'BEGIN { for (i = 0; i < 19; i++) for (j = 0; j < 19; j++)
 	printf "%.10g %.10g 0.001 0.001\n", -180 + 20 * i, -180 + 20 * j }' > w2.txt
 t_pipe wham-input 0 "sample-gen -q -p '0.3*(1+cos(x*pi/180))+0.7*(1+cos(3*x*pi/180))+0.3*(1+cos(y*pi/180))+0.7*(1+cos(3*y*pi/180))' -r -180:180:p -r -180:180:p -w w2.txt -n 2000 -u deg -s 1 | histogram -q -b 180 -b 180 | bias-build > w2.fek"
 P=0.1 prog wham wham-gpu "--solver iterate --tol 1e-13 w2.fek"
+P=0.1 prog wboot wham-gpu "-B 6 w2.fek"
 
 # ---- qstat-mfpt -B -----------------------------------------------------------------
 t_pipe kmat 0 "md-gpu -d cpu -p dw:2 -r -1.5:1.5 -E kT -M -1.2,-0.9,-0.6,-0.3,0,0.3,0.6,0.9,1.2 -R 100 -H 0.001 -s 1 | milestone-kmat > m9.k"

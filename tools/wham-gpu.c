@@ -68,6 +68,16 @@ progress(long it, double delta)
 		    "%.3e kT\n", it, delta);
 }
 
+/* -B's trials done. */
+static struct fek_progress boot_pr;
+
+static void
+trial_done(long done, long ntrial)
+{
+	(void)ntrial;
+	fek_progress_tell(&boot_pr, (double)done, NULL);
+}
+
 /* Solve in's problem with o into res, by the bin shape's rounds or by one
  * solve as in->how says; -v tells how.  Returns the seconds it took. */
 static double
@@ -150,7 +160,7 @@ main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 }
 	};
 	struct fek_wham_options o = { 1e-7, 1000000, FEK_WHAM_AUTO, 0, 0, NULL,
-	    NULL };
+	    NULL, NULL };
 	struct fek_wham_result res;
 	struct fek_wham_input in;
 	enum fek_bias_eval how = FEK_BIAS_SPLINE;	/* the default (-S) */
@@ -237,9 +247,16 @@ main(int argc, char **argv)
 	t_solve = fek_seconds();
 	if (trials > 0) {
 		o.progress = NULL;
+		/* -v: complete lines, which its own do not break */
+		fek_progress_start(&boot_pr, "bootstrap trials", (double)trials,
+		    com.quiet ? FEK_PROGRESS_QUIET : com.verbose ?
+		    FEK_PROGRESS_LINES : 0);
+		if (fek_progress_on(&boot_pr))
+			o.trial_done = trial_done;
 		if (fek_wham_bootstrap(&in.p, &o, trials,
 		    (unsigned long)com.seed, &res) < 0)
 			fek_die();
+		fek_progress_end(&boot_pr, (double)trials, NULL);
 		if (com.verbose)
 			fprintf(stderr, "wham-gpu: bootstrap: %ld trials, "
 			    "%.3f s\n", trials, fek_seconds() - t_solve);
