@@ -19,6 +19,10 @@ fi
 BIN=${BIN:-$TOP/bin}
 PATH=$BIN:$PATH
 export TOP BIN PATH
+# No progress lines on stderr (fek(7) FEK_PROGRESS), however long a run
+# takes on a loaded machine: a test that wants them sets FEK_PROGRESS on
+# its command (tests/progress.sh).
+export FEK_PROGRESS=0
 
 _t_alone=0 _t_own_tmp=0
 if [ -z "${TMP:-}" ]; then

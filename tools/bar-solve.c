@@ -22,6 +22,7 @@
 #include "bar/bar.h"
 #include "bar/pert.h"
 #include "core/fek.h"
+#include "core/progress.h"
 
 #define KB_J 1.380649e-23		/* J/K, exact (SI 2019) */
 #define NA 6.02214076e23		/* 1/mol, exact */
@@ -114,15 +115,19 @@ parse_density(const char *arg, double *rho, double *per_m3)
 	return 1;
 }
 
-/* -c's progress on a terminal: row of n, or row < 0 when done. */
+/* -c's progress (lib/core/progress.h): row (from 1) of n begun, or
+ * row < 0 when done. */
+static struct fek_progress trace_pr;
+
 static void
 trace_progress(long row, long n)
 {
+	if (row == 1)
+		trace_pr.total = (double)n;
 	if (row < 0)
-		fprintf(stderr, "\r%*s\r", 60, "");
+		fek_progress_end(&trace_pr, (double)n, NULL);
 	else
-		fprintf(stderr, "\r%s: trace row %ld of %ld",
-		    fek_getprogname(), row, n);
+		fek_progress_tell(&trace_pr, (double)(row - 1), NULL);
 }
 
 static void
@@ -291,9 +296,14 @@ main(int argc, char **argv)
 		snprintf(failmsg, sizeof failmsg, "%s", fek_errmsg());
 	for (m = 0; m < FEK_NMETHOD; m++)
 		npass += ok[m];
-	if (npass > 0 && a.trace && fek_trace_save(a.trace, &p, ok, argc,
-	    argv, isatty(2) && !a.com.quiet ? trace_progress : NULL) < 0)
-		fek_die();
+	if (npass > 0 && a.trace) {
+		/* the rows' count is set at the first */
+		fek_progress_start(&trace_pr, "trace rows", 0, a.com.quiet ?
+		    FEK_PROGRESS_QUIET : 0);
+		if (fek_trace_save(a.trace, &p, ok, argc, argv,
+		    fek_progress_on(&trace_pr) ? trace_progress : NULL) < 0)
+			fek_die();
+	}
 
 	/* the report; f = rho kT exp(beta mu) (Eq. 10), in bar or rho's unit */
 	memset(&rp, 0, sizeof rp);

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "core/fek.h"
+#include "core/progress.h"
 #include "stream/stream.h"
 #include "bd/bd.h"
 #include "bd/bd_output.h"
@@ -58,14 +59,14 @@ enum {
 	OPT_RDIFF, OPT_RXNDIST, OPT_VISC
 };
 
-static int progress_on;	/* the progress line on a terminal */
+static struct fek_progress progress;	/* the trajectories run */
+static int64_t progress_base;		/* done before (--log's) */
 
 static void
 show_progress(int64_t done, int64_t n)
 {
-	if (progress_on)
-		fprintf(stderr, "\rbd-step: %lld of %lld trajectories",
-		    (long long)done, (long long)n);
+	(void)n;
+	fek_progress_tell(&progress, (double)(progress_base + done), NULL);
 }
 
 /* The options and operands into a; usage(64) after reporting every bad
@@ -301,8 +302,10 @@ run(const struct args *a, const struct fek_bd_system *x, enum fek_device use,
 	long ntraj = a->ntraj, first = a->first;
 	double t0, secs;
 
-	progress_on = !a->com.quiet && !a->com.verbose &&
-	    isatty(STDERR_FILENO);
+	/* -v: complete lines, which its own lines do not break */
+	fek_progress_start(&progress, "trajectories", (double)ntraj,
+	    a->com.quiet ? FEK_PROGRESS_QUIET : a->com.verbose ?
+	    FEK_PROGRESS_LINES : 0);
 	t0 = fek_seconds();
 	if (a->logpath || a->dcdpath) {
 		long nl = a->logtraj < ntraj ? a->logtraj : ntraj;
@@ -310,6 +313,7 @@ run(const struct args *a, const struct fek_bd_system *x, enum fek_device use,
 		if (fek_bd_run_logged(x, first, nl, out, a->logpath,
 		    a->dcdpath, a->logevery, a->com.text, h) != 0)
 			fek_die();
+		progress_base = nl;
 		if (nl < ntraj)
 			fek_bd_run_cpu(&x->sys, first + nl, ntraj - nl,
 			    out + nl, show_progress);
@@ -318,8 +322,7 @@ run(const struct args *a, const struct fek_bd_system *x, enum fek_device use,
 		fek_die();
 	}
 	secs = fek_seconds() - t0;
-	if (progress_on)
-		fputc('\n', stderr);
+	fek_progress_end(&progress, (double)ntraj, NULL);
 	return secs;
 }
 

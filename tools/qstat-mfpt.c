@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "core/fek.h"
+#include "core/progress.h"
 #include "milestone/milestone.h"
 #include "milestone/input.h"
 #include "stream/stream.h"
@@ -98,12 +99,14 @@ parse_bc(const char *arg, struct fek_milestone_bc *bc, int *have_source)
 }
 
 
+/* -B's trials done (lib/core/progress.h). */
+static struct fek_progress boot_pr;
+
 static void
 progress(long done, long total)
 {
-	fprintf(stderr, "\rqstat-mfpt: bootstrap %ld/%ld", done, total);
-	if (done == total)
-		fputc('\n', stderr);
+	(void)total;
+	fek_progress_tell(&boot_pr, (double)done, NULL);
 }
 
 /* The options and the operand into a; usage(64) after reporting every
@@ -326,10 +329,15 @@ bootstrap(const struct args *a, struct job *j)
 	struct timespec t0, t1;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
+	/* -v: complete lines, which its own do not break */
+	fek_progress_start(&boot_pr, "bootstrap trials", (double)a->trials,
+	    a->com.quiet ? FEK_PROGRESS_QUIET : a->com.verbose ?
+	    FEK_PROGRESS_LINES : 0);
 	if (fek_milestone_bootstrap(&j->in.m, &j->rq, &j->res, a->trials,
-	    (unsigned long long)a->com.seed, &j->sp, a->com.verbose ||
-	    (!a->com.quiet && isatty(STDERR_FILENO)) ? progress : NULL) < 0)
+	    (unsigned long long)a->com.seed, &j->sp, fek_progress_on(&boot_pr) ?
+	    progress : NULL) < 0)
 		fek_die();
+	fek_progress_end(&boot_pr, (double)a->trials, NULL);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	if (j->sp.failed)
 		fek_warnx("bootstrap: %ld of %ld trials were left out (the "

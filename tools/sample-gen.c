@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "core/fek.h"
+#include "core/progress.h"
 #include "wham/hist.h"
 #include "wham/pool.h"
 #include "wham/sample.h"
@@ -38,11 +39,13 @@ struct args {
 	long first, last;		/* -j; last -1: to the end */
 };
 
-/* Progress of a run, for -v and a terminal. */
+/* Progress of a run: -v's line a window, else the reporter's. */
 struct progress {
 	long nwin, first, last, nsamp;
 	double corr;
-	int verbose, tty;
+	int verbose;
+	long done;			/* windows written */
+	struct fek_progress pr;
 };
 
 static void __attribute__((noreturn))
@@ -176,23 +179,20 @@ parse_args(int argc, char **argv, struct args *a)
 		usage(FEK_EX_USAGE);
 }
 
-/* After each window: -v's line, or on a terminal about a hundred updates
- * in all; window from 1. */
+/* After each window (from 1): -v's line, else the progress reporter's
+ * (lib/core/progress.h). */
 static void
 progress(void *ctx, long window, double props)
 {
-	const struct progress *pr = ctx;
-	long i = window - 1;
+	struct progress *pr = ctx;
 
+	pr->done++;
 	if (pr->verbose)
 		fprintf(stderr, "sample-gen: window %ld of %ld: %ld samples, "
-		    "%s %.3g\n", i + 1, pr->nwin, pr->nsamp, pr->corr > 0 ?
+		    "%s %.3g\n", window, pr->nwin, pr->nsamp, pr->corr > 0 ?
 		    "steps" : "acceptance", pr->corr > 0 ? props :
 		    pr->nsamp / props);
-	if (pr->tty && ((i - pr->first + 1) % ((pr->last - pr->first) / 100 +
-	    1) == 0 || i + 1 == pr->last))
-		fprintf(stderr, "\rsample-gen: window %ld of %ld%s", i + 1,
-		    pr->last, i + 1 == pr->last ? "\n" : "");
+	fek_progress_tell(&pr->pr, (double)pr->done, NULL);
 }
 
 /* -v: the GPU's stages, or the CPU's restarts. */
@@ -290,9 +290,10 @@ main(int argc, char **argv)
 	pr.nsamp = a.nsamp;
 	pr.corr = a.corr;
 	pr.verbose = a.com.verbose;
-	/* progress on a terminal, about a hundred updates in all */
-	pr.tty = !a.com.quiet && !a.com.verbose && isatty(STDERR_FILENO) &&
-	    a.last - a.first > 0;
+	pr.done = 0;
+	/* -v's line a window is its progress */
+	fek_progress_start(&pr.pr, "windows", (double)(a.last - a.first + 1),
+	    a.com.quiet || a.com.verbose ? FEK_PROGRESS_QUIET : 0);
 	o.progress = progress;
 	o.ctx = &pr;
 	fek_sample_out_sink(&o, &sink);
@@ -311,6 +312,7 @@ main(int argc, char **argv)
 	spec.last = a.last;
 	if (fek_sample_run(&spec, a.corr, use, &sink, &gst) < 0)
 		fek_die();
+	fek_progress_end(&pr.pr, (double)pr.done, NULL);
 	fek_trace("sampled");
 	if (a.pooled) {
 		if (fek_sample_out_pool(&o) < 0)

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "core/fek.h"
+#include "core/progress.h"
 #include "stream/stream.h"
 #include "particles/trajin.h"
 #include "tpi/setup.h"
@@ -125,7 +126,7 @@ struct job {
 	struct idset ids;		/* the frame ids seen */
 	long long nframes, nins, ndel;	/* done so far */
 	double t0;			/* when the first file was opened */
-	int tty;			/* progress on standard error */
+	struct fek_progress pr;		/* frames done, on standard error */
 };
 
 /* -v: the run's counts, speed, energies and, on the GPU, its timings. */
@@ -362,7 +363,10 @@ run_frames(const struct args *a, struct job *j)
 	const char *uname = a->rq.uname;
 
 	memset(j, 0, sizeof *j);
-	j->tty = !a->com.quiet && !a->com.verbose && isatty(STDERR_FILENO);
+	/* the frames to come are not known; -v: complete lines, which its
+	 * own do not break */
+	fek_progress_start(&j->pr, "frames", 0, a->com.quiet ?
+	    FEK_PROGRESS_QUIET : a->com.verbose ? FEK_PROGRESS_LINES : 0);
 	j->t0 = fek_seconds();
 	for (int fi = 0; fi < (a->nfiles > 0 ? a->nfiles : 1); fi++) {
 		const char *path = a->nfiles > 0 ? a->files[fi] : "-";
@@ -377,17 +381,15 @@ run_frames(const struct args *a, struct job *j)
 			fek_trajin_set_lscale(tin, 10);
 		while ((rc_next = fek_trajin_next(tin, &j->fr)) == 1) {
 			do_frame(a, j, path);
-			if (j->tty)
-				fprintf(stderr, "\rtpi-gpu: %lld frames, %.3g "
-				    "insertions/s", j->nframes, j->nins /
-				    (fek_seconds() - j->t0));
+			fek_progress_tell(&j->pr, (double)j->nframes, "%.3g "
+			    "insertions/s", j->nins / (fek_seconds() - j->t0));
 		}
 		if (rc_next < 0)
 			fek_die();
 		fek_trajin_close(tin);
 	}
-	if (j->tty && j->nframes > 0)
-		fprintf(stderr, "\n");
+	fek_progress_end(&j->pr, (double)j->nframes, "%.3g insertions/s",
+	    j->nins / (fek_seconds() - j->t0));
 	if (j->nframes == 0)
 		fek_errx(FEK_EX_DATA, "no frames in the input");
 }

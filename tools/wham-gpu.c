@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "core/fek.h"
+#include "core/progress.h"
 #include "wham/bias.h"
 #include "wham/binshape.h"
 #include "wham/input.h"
@@ -43,17 +44,38 @@ report_round(long round, double change)
 	    change);
 }
 
-/* Progress at 100, 200, ... 1000, 2000, ... 10000, 20000, ... sweeps. */
+/* Without -v, the iterations on the progress reporter
+ * (lib/core/progress.h); with it, its own lines. */
+static struct fek_progress iter_pr;
+static int iter_verbose;
+
+/* -v: progress at 100, 200, ... 1000, 2000, ... 10000, 20000, ...
+ * sweeps; else the reporter's line (told every iteration). */
 static void
 progress(long it, double delta)
 {
 	long step = 100;
 
+	if (!iter_verbose) {
+		fek_progress_tell(&iter_pr, (double)it, "max |d ln f| = %.3e "
+		    "kT", delta);
+		return;
+	}
 	while (it >= 10 * step)
 		step *= 10;
 	if (it % step == 0)
 		fprintf(stderr, "wham-gpu: iteration %ld: max |d ln f| = "
 		    "%.3e kT\n", it, delta);
+}
+
+/* -B's trials done. */
+static struct fek_progress boot_pr;
+
+static void
+trial_done(long done, long ntrial)
+{
+	(void)ntrial;
+	fek_progress_tell(&boot_pr, (double)done, NULL);
 }
 
 /* Solve in's problem with o into res, by the bin shape's rounds or by one
@@ -138,7 +160,7 @@ main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 }
 	};
 	struct fek_wham_options o = { 1e-7, 1000000, FEK_WHAM_AUTO, 0, 0, NULL,
-	    NULL };
+	    NULL, NULL };
 	struct fek_wham_result res;
 	struct fek_wham_input in;
 	enum fek_bias_eval how = FEK_BIAS_SPLINE;	/* the default (-S) */
@@ -205,9 +227,12 @@ main(int argc, char **argv)
 	read_input(&in, optind, argc, argv, com.verbose);
 	t_in = fek_seconds();
 	fek_trace("input read");
-	if (com.verbose || (!com.quiet && isatty(STDERR_FILENO))) {
+	iter_verbose = com.verbose;
+	fek_progress_start(&iter_pr, "iterations", 0, com.quiet ||
+	    com.verbose ? FEK_PROGRESS_QUIET : 0);
+	if (com.verbose || fek_progress_on(&iter_pr)) {
 		o.progress = progress;
-		o.progress_every = 100;
+		o.progress_every = 1;
 	}
 	if (com.verbose)
 		fprintf(stderr, "wham-gpu: %ld windows, %lld bins, device "
@@ -218,12 +243,20 @@ main(int argc, char **argv)
 		    "WINDOW (BIASEVAL %s)\n", in.built,
 		    fek_bias_eval_name(in.how));
 	solve_s = solve(&in, &o, com.verbose, &res);
+	fek_progress_end(&iter_pr, (double)res.iterations, NULL);
 	t_solve = fek_seconds();
 	if (trials > 0) {
 		o.progress = NULL;
+		/* -v: complete lines, which its own do not break */
+		fek_progress_start(&boot_pr, "bootstrap trials", (double)trials,
+		    com.quiet ? FEK_PROGRESS_QUIET : com.verbose ?
+		    FEK_PROGRESS_LINES : 0);
+		if (fek_progress_on(&boot_pr))
+			o.trial_done = trial_done;
 		if (fek_wham_bootstrap(&in.p, &o, trials,
 		    (unsigned long)com.seed, &res) < 0)
 			fek_die();
+		fek_progress_end(&boot_pr, (double)trials, NULL);
 		if (com.verbose)
 			fprintf(stderr, "wham-gpu: bootstrap: %ld trials, "
 			    "%.3f s\n", trials, fek_seconds() - t_solve);

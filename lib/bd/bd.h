@@ -192,7 +192,9 @@ int	fek_bd_eval(const struct fek_bd_sys *s, const double *r,
 int	fek_bd_trajectory(const struct fek_bd_sys *s, int64_t traj,
 	    struct fek_bd_outcome *out, fek_bd_logfn log, void *ctx);
 /* Trajectories first .. first + n - 1 into out[n], OpenMP over them.
- * progress (may be NULL) is called now and then with the count done. */
+ * progress (may be NULL) is called with the count done, by the first
+ * thread after each of its trajectories (not by the others), and at the
+ * end. */
 void	fek_bd_run_cpu(const struct fek_bd_sys *s, int64_t first, int64_t n,
 	    struct fek_bd_outcome *out, void (*progress)(int64_t done,
 	    int64_t n));

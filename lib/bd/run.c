@@ -9,6 +9,9 @@
  */
 #include <math.h>
 #include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "core/fek.h"
 #include "bd/bd.h"
@@ -54,8 +57,12 @@ fek_bd_run_cpu(const struct fek_bd_sys *s, int64_t first, int64_t n,
 
 #pragma omp atomic capture
 			d = ++done;
-			if ((d & 1023) == 0)
-#pragma omp critical
+			/* told by one thread only, after each of its
+			 * trajectories: the caller's reporter reads the
+			 * clock and writes only when a line is due */
+#ifdef _OPENMP
+			if (omp_get_thread_num() == 0)
+#endif
 				progress(d, n);
 		}
 	}

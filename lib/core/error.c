@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "core/fek.h"
+#include "core/progress.h"
 
 static const char *progname = "fek";
 static char errmsg[1024];
@@ -73,6 +74,7 @@ void
 fek_die(void)
 {
 	fflush(stdout);
+	fek_progress_break();
 	fprintf(stderr, "%s: %s\n", progname, fek_errmsg());
 	exit(errcode);
 }
@@ -83,6 +85,7 @@ fek_errx(int code, const char *fmt, ...)
 	va_list ap;
 
 	fflush(stdout);
+	fek_progress_break();
 	fprintf(stderr, "%s: ", progname);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
@@ -98,6 +101,7 @@ fek_warnx(const char *fmt, ...)
 
 	if (quiet)
 		return;
+	fek_progress_break();
 	fprintf(stderr, "%s: ", progname);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);

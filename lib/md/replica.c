@@ -154,6 +154,11 @@ struct pool {
 	struct fek_md_rng *rng;
 	long long steps;
 	double *out;
+	/* progress within a pool_run: the caller's thread tells sink the
+	 * fraction plo .. phi of the job as its chunks are claimed */
+	const struct fek_md_sink *sink;
+	double plo, phi;
+	pthread_t owner;
 };
 
 /* FEK_THREADS, else the CPUs the process may use (fek_threads), at most
@@ -212,6 +217,10 @@ pool_worker(void *arg)
 		for (long long i = i0; i < i1; i++)
 			if (p->fn(p, i) < 0)
 				break;
+		if (p->sink != NULL && p->sink->progress != NULL &&
+		    pthread_equal(pthread_self(), p->owner))
+			p->sink->progress(p->sink->ctx, p->plo + (p->phi -
+			    p->plo) * (double)i1 / p->n);
 	}
 	fek_expr_free(e);
 	return NULL;
@@ -227,6 +236,7 @@ pool_run(struct pool *p, long long n, int (*fn)(struct pool *, long long))
 	p->n = n;
 	p->next = 0;
 	p->fn = fn;
+	p->owner = pthread_self();
 	p->chunk = n / (16 * nt) > 0 ? n / (16 * nt) : 1;
 	if (p->chunk > 4096)
 		p->chunk = 4096;
@@ -330,6 +340,9 @@ run_mode(const struct fek_md_job *job, const struct fek_md_sink *sink,
 		if (n > total - step)
 			n = total - step;
 		p->steps = n;
+		p->sink = sink;
+		p->plo = (double)step / total;
+		p->phi = (double)(step + n) / total;
 		if (pool_run(p, R, run_steps) < 0)
 			goto out;
 		step += n;
@@ -415,6 +428,9 @@ umbrella_mode(const struct fek_md_job *job, const struct fek_md_sink *sink,
 
 		sub.first = job->first + w0;
 		p->job = &sub;
+		p->sink = sink;
+		p->plo = (double)w0 / nw;
+		p->phi = (double)(w0 + n) / nw;
 		if (pool_run(p, n * R, umbrella_one) < 0)
 			goto out;
 		for (long long w = 0; w < n; w++)
@@ -481,6 +497,11 @@ milestone_mode(const struct fek_md_job *job, const struct fek_md_sink *sink,
 
 		sub.first = m;
 		p->job = &sub;
+		p->sink = sink;
+		p->plo = (double)(m - job->first) / (job->last - job->first +
+		    1);
+		p->phi = (double)(m - job->first + 1) / (job->last -
+		    job->first + 1);
 		if (pool_run(p, R, milestone_one) < 0)
 			goto out;
 		if (sink->records(sink->ctx, m, p->out, R * job->nsamp) < 0)

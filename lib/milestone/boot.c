@@ -149,7 +149,7 @@ fek_milestone_bootstrap(const struct fek_milestone_model *m,
 	rev = fek_alloc((size_t)trials, sizeof *rev);
 	fek_milestone_model_copy(&bm, m);
 	for (b = 0; b < trials; b++) {
-		if (progress && (b % 64 == 0))
+		if (progress)
 			progress(b, trials);
 		fek_milestone_resample(&bm, m, rng);
 		rc = fek_milestone_analyse(&bm, rq, &r, 0);

@@ -238,8 +238,9 @@ struct fek_milestone_spread {
 };
 
 /* trials bootstrap copies of m (which has counts) analysed as point was;
- * reproducible from seed.  progress (may be NULL) is called now and
- * then.  -1 with code 1 when fewer than two trials succeed. */
+ * reproducible from seed.  progress (may be NULL) is called before each
+ * trial and at the end, with the trials done.  -1 with code 1 when fewer
+ * than two trials succeed. */
 int	fek_milestone_bootstrap(const struct fek_milestone_model *m,
 	    const struct fek_milestone_request *rq,
 	    const struct fek_milestone_result *point, long trials,

@@ -251,10 +251,8 @@ sink_progress(void *ctx, double done, double rate)
 {
 	struct fek_pmd_output *o = ctx;
 
-	(void)o;
-	fprintf(stderr, "\rmd-gpu: %3.0f%% %.4g steps/s", 100 * done, rate);
-	if (done >= 1)
-		fputc('\n', stderr);
+	fek_progress_tell(o->progress, done * o->progress->total,
+	    "%.4g steps/s", rate);
 }
 
 /* Whether path (and path.tmp, which is renamed over it) may be written
@@ -340,7 +338,8 @@ fek_pmd_output_sink(struct fek_pmd_output *o, struct fek_pmd_sink *k)
 	k->frame = sink_frame;
 	k->thermo = sink_thermo;
 	k->checkpoint = sink_checkpoint;
-	k->progress = o->progress ? sink_progress : NULL;
+	k->progress = o->progress != NULL && fek_progress_on(o->progress) ?
+	    sink_progress : NULL;
 }
 
 int

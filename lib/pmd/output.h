@@ -8,6 +8,7 @@
 
 #include <stdio.h>
 
+#include "core/progress.h"
 #include "stream/dcd.h"
 #include "stream/stream.h"
 #include "pmd/pmd.h"
@@ -23,7 +24,9 @@ struct fek_pmd_output {
 	int text;			/* the text twin on stdout */
 	int want_v;			/* frames carry velocities */
 	int verbose;
-	int progress;			/* a progress line on stderr */
+	struct fek_progress *progress;	/* the run's steps on stderr (its
+					   total is equil + nsteps), or
+					   NULL */
 	/* opened by fek_pmd_output_open */
 	struct fek_writer wr;
 	struct fek_dcd *dcd;

@@ -765,6 +765,8 @@ fek_wham_bootstrap(const struct fek_wham_problem *p,
 			fsum[h] += F;
 			fsum2[h] += F * F;
 		}
+		if (o->trial_done != NULL)
+			o->trial_done(t + 1, ntrial);
 	}
 	if (rc == 0) {
 		res->sd_lnp = fek_alloc((size_t)B, sizeof(double));

@@ -62,6 +62,9 @@ struct fek_wham_options {
 	const double *lnf0;	/* nwin: ln f_h to start from (an earlier
 				 * solution of a nearby problem), or NULL
 				 * for f_h = 1 */
+	void (*trial_done)(long done, long ntrial);	/* called by
+				 * fek_wham_bootstrap after each trial, or
+				 * NULL */
 };
 
 struct fek_wham_result {

@@ -11,6 +11,7 @@
 #define MD_GPU_H
 
 #include "core/fek.h"
+#include "core/progress.h"
 
 /* The options the modes share, as given (each mode sets the defaults
  * first; a mode's optstring says which it takes). */
@@ -77,9 +78,9 @@ struct mdg_check {
 int	mdg_checks(const struct mdg_check *t, size_t n);
 /* Whether argv (before "--") has option name, alone or as name=value. */
 int	mdg_has_option(int argc, char **argv, const char *name);
-/* Whether a progress line goes to stderr: not with -q or -v, and only
- * to a terminal. */
-int	mdg_tty(const struct mdg_opts *o);
+/* fek_progress_start's flags: nothing with -q; with -v (whose own lines
+ * a "\r" line would break) complete lines, on a terminal too. */
+int	mdg_progress_flags(const struct mdg_opts *o);
 
 /* The modes: each returns main's exit status. */
 int	mdg_replicas(int argc, char **argv);

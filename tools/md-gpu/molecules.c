@@ -202,14 +202,42 @@ parse(int argc, char **argv, struct mopts *o)
 		usage(FEK_EX_USAGE);
 }
 
-static int replicas_tty;
+/* The replicas' progress: replicas done on the CPU, which runs them in
+ * turn; on the GPU, which runs them together, the fraction of the steps. */
+static struct fek_progress replicas_pr;
 
 static void
 replicas_progress(long done, long total)
 {
-	if (replicas_tty)
-		fprintf(stderr, "\rmd-gpu: %ld of %ld replicas%s", done, total,
-		    done == total ? "\n" : "");
+	(void)total;
+	fek_progress_tell(&replicas_pr, done, NULL);
+}
+
+/* A run's sink with its progress, told at the steps the run already
+ * stops at (each log row and frame; the GPU's copies). */
+struct psink {
+	struct fek_mm_sink in;
+	struct fek_progress pr;
+};
+
+static int
+psink_log(void *ctx, long long step, double t, const struct fek_mm_energy *e,
+    double K, double T, double H, double V)
+{
+	struct psink *k = ctx;
+
+	fek_progress_tell(&k->pr, (double)step, NULL);
+	return k->in.log(k->in.ctx, step, t, e, K, T, H, V);
+}
+
+static int
+psink_frame(void *ctx, long long step, double t, const struct fek_box *b,
+    const double *x, const double *v)
+{
+	struct psink *k = ctx;
+
+	fek_progress_tell(&k->pr, (double)step, NULL);
+	return k->in.frame(k->in.ctx, step, t, b, x, v);
 }
 
 /*
@@ -242,10 +270,13 @@ replicas(const struct mopts *o, const struct fek_mm_top *t,
 	r.bt.skip = o->skip;
 	r.temp = md->integrator == FEK_MM_INT_LANGEVIN ? temp : 0;
 	R = r.bt.nwin * r.bt.nrep;
-	replicas_tty = mdg_tty(&o->c);
+	fek_progress_start(&replicas_pr, gpu ? NULL : "replicas", (double)R,
+	    mdg_progress_flags(&o->c));
 	if (fek_mm_batch_start(&r, t, mo, md, &o->cv, conf, gpu,
-	    replicas_progress) < 0 || fek_mm_batch_write(&r, md, &o->cv,
-	    stdout, o->c.com.text, cmd) < 0)
+	    replicas_progress) < 0)
+		fek_die();
+	fek_progress_end(&replicas_pr, (double)R, NULL);
+	if (fek_mm_batch_write(&r, md, &o->cv, stdout, o->c.com.text, cmd) < 0)
 		fek_die();
 	if (o->confout != NULL && fek_mm_batch_gro(&r, o->confout, t, md,
 	    &conf->box) < 0)
@@ -271,6 +302,8 @@ dynamics(const struct mopts *o, const struct fek_mm_top *t,
 {
 	struct fek_mm_dyn_stats ds;
 	struct fek_mm_out out;
+	struct fek_mm_sink sink;
+	struct psink ps;
 	FILE *logfp = NULL;
 	long baro[2] = { 0, 0 };
 
@@ -291,9 +324,19 @@ dynamics(const struct mopts *o, const struct fek_mm_top *t,
 		fek_die();
 	if (fek_mm_run_dof(t, md->integrator, &out.dof) < 0)
 		fek_die();
+	ps.in = out.sink;
+	fek_progress_start(&ps.pr, "steps", (double)md->nsteps,
+	    mdg_progress_flags(&o->c));
+	sink = out.sink;
+	if (fek_progress_on(&ps.pr)) {
+		sink.ctx = &ps;
+		sink.log = out.sink.log != NULL ? psink_log : NULL;
+		sink.frame = out.sink.frame != NULL ? psink_frame : NULL;
+	}
 	if (fek_mm_dynamics(t, mo, md, gpu ? FEK_DEV_GPU : FEK_DEV_CPU,
-	    &conf->box, conf->x, conf->v, &out.sink, &ds) < 0)
+	    &conf->box, conf->x, conf->v, &sink, &ds) < 0)
 		fek_die();
+	fek_progress_end(&ps.pr, (double)md->nsteps, NULL);
 	if (ds.gpu && o->c.com.verbose)
 		fprintf(stderr, "md-gpu: pair list to %g nm (skin %g): built "
 		    "%ld times in %lld steps, rows of %d\n", ds.rlist, mo->skin,

@@ -139,7 +139,8 @@ mdg_has_option(int argc, char **argv, const char *name)
 }
 
 int
-mdg_tty(const struct mdg_opts *o)
+mdg_progress_flags(const struct mdg_opts *o)
 {
-	return !o->com.quiet && !o->com.verbose && isatty(STDERR_FILENO);
+	return o->com.quiet ? FEK_PROGRESS_QUIET : o->com.verbose ?
+	    FEK_PROGRESS_LINES : 0;
 }

@@ -337,6 +337,7 @@ mdg_particles(int argc, char **argv)
 	struct fek_pmd_par par;
 	struct fek_pmd_output out;
 	struct fek_pmd_sink sink;
+	struct fek_progress pr;
 
 	o = defaults;
 	memset(&s, 0, sizeof s);
@@ -358,7 +359,9 @@ mdg_particles(int argc, char **argv)
 	out.text = o.c.com.text;
 	out.want_v = 1;
 	out.verbose = o.c.com.verbose;
-	out.progress = mdg_tty(&o.c);
+	fek_progress_start(&pr, "steps", (double)(par.equil + par.nsteps),
+	    mdg_progress_flags(&o.c));
+	out.progress = &pr;
 	if (fek_pmd_output_open(&out, &s, o.c.dcdpath, s.step + par.equil +
 	    par.every, par.every, o.c.logpath, o.ckpt) < 0)
 		fek_die();
@@ -369,6 +372,7 @@ mdg_particles(int argc, char **argv)
 		    s.ntypes, o.pp.rcmax, par.skin, integ_names[par.integ],
 		    fek_device_name(use), o.c.com.seed);
 	run(&s, &o, &par, &sink, use);
+	fek_progress_end(&pr, pr.total, NULL);
 	if (fek_pmd_output_close(&out) < 0)
 		fek_die();
 	fek_fshut(stdout, "stdout");

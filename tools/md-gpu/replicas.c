@@ -46,7 +46,9 @@ struct ropts {
 /* What the sinks need. */
 struct rsink {
 	struct fek_md_output out;
-	int tty, verbose;
+	struct fek_progress pr;		/* steps in run mode, else the
+					   fraction done */
+	int verbose;
 	double t0;
 };
 
@@ -251,9 +253,7 @@ sink_progress(void *ctx, double done)
 {
 	struct rsink *k = ctx;
 
-	if (k->tty)
-		fprintf(stderr, "\rmd-gpu: %3.0f%% (%.0f s)%s", 100 * done,
-		    fek_seconds() - k->t0, done >= 1 ? "\n" : "");
+	fek_progress_tell(&k->pr, done * k->pr.total, NULL);
 }
 
 /* The job from o: axes, potential, dynamics, mode; *use the device. */
@@ -325,6 +325,7 @@ run(const struct fek_md_job *job, enum fek_device use, struct rsink *k)
 	sink.progress = sink_progress;
 	if (fek_md_run(job, use, &sink, &gst) < 0)
 		fek_die();
+	fek_progress_end(&k->pr, k->pr.total, NULL);
 	if (use == FEK_DEV_GPU) {
 		if (k->verbose)
 			fprintf(stderr, "md-gpu: %s: kernels %s in %.0f ms, "
@@ -378,7 +379,14 @@ mdg_replicas(int argc, char **argv)
 	k.out.cmd = fek_cmdline(argc, argv);
 	k.out.text = o.c.com.text;
 	k.verbose = o.c.com.verbose;
-	k.tty = mdg_tty(&o.c);
+	/* run mode counts each replica's steps; the umbrella and milestone
+	 * modes tell a fraction (windows or milestones on the CPU, samples
+	 * on the GPU) */
+	if (job.mode == FEK_MD_RUN)
+		fek_progress_start(&k.pr, "steps", (double)(job.equil +
+		    job.nsteps), mdg_progress_flags(&o.c));
+	else
+		fek_progress_start(&k.pr, NULL, 1, mdg_progress_flags(&o.c));
 	k.t0 = fek_seconds();
 	if (fek_md_output_open(&k.out, o.c.dcdpath, o.c.logpath) < 0)
 		fek_die();
