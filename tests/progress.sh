@@ -3,7 +3,8 @@
 # terminal: for md-gpu (particles, replica run, umbrella, Milestoning,
 # molecules and their replicas), tpi-gpu, bd-step, sample-gen, qstat-mfpt
 # -B, bar-solve -c and wham-gpu (iterations, -B), a run with FEK_PROGRESS
-# of 0.2 s (0.1 s for the shorter ones) writes complete progress lines
+# of 0.2 s (0.1 s for the shorter ones; a fifth of the run, at least
+# 0.05 s, where that is shorter) writes complete progress lines
 # only (no carriage return, each in the form of progress.h, none sooner
 # than that after the start or the line before); FEK_PROGRESS=0 and -q
 # write none; standard output is the same bytes in all three (PROV aside);
@@ -65,11 +66,17 @@ same_np() {
 # stderr) and, with q, with -q (NAME.c, nothing); the same stdout (#PROV
 # aside with -q).
 prog() {
-	local name=$1 tool=$2 args=$3
-	t "$name-on" 0 "FEK_PROGRESS=$P $tool $args > $name.a 2> $name.ea" &&
-	    lines "$name-lines" "$tool" "$name.ea"
+	local name=$1 tool=$2 args=$3 t0 t1 P=$P
+	t0=$(date +%s.%N)
 	t "$name-off" 0 "FEK_PROGRESS=0 $tool $args > $name.b 2> $name.eb" &&
 	    ok "$name-off-silent" test ! -s "$name.eb"
+	t1=$(date +%s.%N)
+	# the interval: P, or a fifth of the run where that is shorter (a
+	# fast machine must still see a line); 0.05 s at least
+	P=$(awk -v p="$P" -v a="$t0" -v b="$t1" 'BEGIN { d = (b - a) / 5
+		if (d < p) p = d; if (p < 0.05) p = 0.05; printf "%.3f", p }')
+	t "$name-on" 0 "FEK_PROGRESS=$P $tool $args > $name.a 2> $name.ea" &&
+	    lines "$name-lines" "$tool" "$name.ea"
 	same_file "$name-off-same" "$name.a" "$name.b"
 	if [ "${4:-}" = q ]; then
 		t "$name-q" 0 "FEK_PROGRESS=$P $tool -q $args > $name.c 2> $name.ec" &&
@@ -80,11 +87,11 @@ prog() {
 
 # ---- md-gpu --------------------------------------------------------------------
 # particles (told at most once a second by the step loop)
-prog pmd md-gpu "-d cpu --lattice fcc:5 --density 0.8 -t 1 -i baoab -n 1500 -e 500 -s 5" q
+prog pmd md-gpu "-d cpu --lattice fcc:5 --density 0.8 -t 1 -i baoab -n 12000 -e 4000 -s 5" q
 # a replica run, umbrella windows, Milestoning: told within each pass
 prog run md-gpu "-d cpu -p dw:2 -r -2:2 -E kT -R 2000 -n 10000 -e 10000 -s 1" q
 prog umb md-gpu "-d cpu -p dw -r -2:2 -g 10 -k 10 -R 50 -n 20000 -e 10 -s 1"
-prog mil md-gpu "-d cpu -p dw:2 -r -1.5:1.5 -E kT -M -1,0,1 -R 1000 -H 0.001 -s 1"
+prog mil md-gpu "-d cpu -p dw:2 -r -1.5:1.5 -E kT -M -1,0,1 -R 4000 -H 0.001 -s 1"
 # -v: its own lines and complete progress lines
 t run-v 0 "FEK_PROGRESS=$P md-gpu -v -d cpu -p dw:2 -r -2:2 -E kT -R 2000 -n 10000 -e 10000 -s 1 > run.v 2> run.ev" &&
     ok run-v-lines sh -c "grep -c '^md-gpu: [0-9]* % (' run.ev && ! grep -q \"\$(printf '\\r')\" run.ev"
