@@ -193,26 +193,8 @@ ok diverges-msg grep -q 'no longer finite' diverges.err
 t start-not-finite 1 "md-gpu -p 'sqrt(x)' -r -1:1 -x -0.5 -E kT -n 10"
 ok start-not-finite-msg grep -q 'not finite at the start point' start-not-finite.err
 
-# ---- the pipelines (in scratch copies, smaller) --------------------------------
-mkdir -p pl1 pl2
-cp "$TOP/pipelines/milestoning-1d/Makefile" pl1/
-cp "$TOP/pipelines/wham-dynamics/Makefile" pl2/
-cp "$TOP/pipelines/common.mk" .	# their ../common.mk
-if have gnuplot; then
-	t pipeline-milestoning 0 "make -s -C pl1 TOOLS=$BIN SCRIPTS=$TOP/scripts R=10000 BRUTE=1000 BOOT=100 --no-print-directory"
-	last=$(_t_lastline pipeline-milestoning.out)
-	echo "pipelines/milestoning-1d: $last"
-	ok pipeline-milestoning-last sh -c "echo '$last' | grep -Eq '^MFPT [0-9.]+ \+- [0-9.]+$'"
-	read -r _ m _ se <<EOF2
-$last
-EOF2
-	within pipeline-milestoning-mfpt "$m" $MB_EXACT "$se" 3
-	ok pipeline-milestoning-plots test -s pl1/out/milestones.png -a -s pl1/out/ktau.png
-	t pipeline-wham-dynamics 0 "make -s -C pl2 TOOLS=$BIN R=20 --no-print-directory"
-	last=$(_t_lastline pipeline-wham-dynamics.out)
-	echo "pipelines/wham-dynamics: $last"
-	ok pipeline-wham-dynamics-last sh -c "echo '$last' | grep -Eq '^RMSD [0-9.e-]+$'"
-	le pipeline-wham-dynamics-rmsd "$(echo "$last" | awk '{ print $2 }')" 0.1
-else
-	skip pipelines "no gnuplot (scripts/install-deps demo)"
-fi
+# ---- the pipelines ----------------------------------------------------------------
+# pipelines/milestoning-1d and pipelines/wham-dynamics run their
+# check-small in tests/pipelines-milestoning-1d.sh and
+# tests/pipelines-wham-dynamics.sh (the MFPT against the exact 5.170946,
+# the PMF's RMSD, shards over ssh, the plots).

@@ -148,11 +148,17 @@ k_first_half(struct kpar p, dbl4 *pos, dbl4 *vel, const dbl4 *frc,
 }
 
 /* The rebuild.  flag[b]: 0 nothing, 1 from the positions now, 2 from the
- * reference positions already there. */
+ * reference positions already there.  In a box of cells each particle's
+ * count starts at 0: k_nlist_cells writes the counts of the particles a
+ * cell holds, and one that a full cell left out (ovf 2: the chunk is
+ * replayed) would otherwise keep a count that is stale, or never written
+ * where the lists were just allocated, which k_forces then reads (found by
+ * compute-sanitizer's initcheck on gpu-pmd.sh's replay). */
 __global__ void
 k_cells_bin(struct kpar p, const dbl4 *pos, dbl4 *xref,
     const struct fek_box *box, struct fek_box *boxref, const int4 *cgrid,
-    int *ccount, float4 *cbin, const int *flag, int *ovf, int *maxcell)
+    int *ccount, float4 *cbin, int *cnt, const int *flag, int *ovf,
+    int *maxcell)
 {
 	long g = blockIdx.x * (long)blockDim.x + threadIdx.x;
 
@@ -173,6 +179,7 @@ k_cells_bin(struct kpar p, const dbl4 *pos, dbl4 *xref,
 	}
 	if (cg.x == 0)
 		return;
+	cnt[g] = 0;
 	double x[3] = { r.x, r.y, r.z };
 	int c = cg.w + cell_of(&bx, x, make_int4(cg.x, cg.y, cg.z, 0));
 	int slot = atomicAdd(&ccount[c], 1);
@@ -875,8 +882,8 @@ launch_rebuild(struct gpu *G)
 			maxcells = c;
 	}
 	k_cells_bin<<<nb, BLOCK>>>(G->p, G->d.pos, G->d.xref, G->d.box,
-	    G->d.boxref, G->cgrid, G->ccount, G->cbin, G->flag, G->ovf,
-	    G->maxcell);
+	    G->d.boxref, G->cgrid, G->ccount, G->cbin, G->cnt, G->flag,
+	    G->ovf, G->maxcell);
 	LAUNCHED("k_cells_bin");
 	if (maxcells > 0) {
 		/* a warp a cell */
