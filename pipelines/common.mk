@@ -14,8 +14,10 @@ export PATH := $(TOOLS):$(PATH)
 # it into N shards, run as LAUNCH says: local (GNU parallel, on this
 # machine or over ssh with PARALLEL_FLAGS='--sshloginfile FILE') or slurm
 # (one sbatch --array job; SBATCH_FLAGS for partition, time, --gres);
-# GPUS=N places the shards one a GPU.  The shards are joined by cat, and
-# the joined stream is the one-machine run's, byte for byte (#PROV aside).
+# GPUS=N places the shards one a GPU.  The shards are joined by cat: the
+# joined stream holds the one-machine run's rows byte for byte, a section
+# a shard (scripts/fek-samerows checks it), and what is computed from it
+# is the one-machine run's, byte for byte (PROV lines aside).
 SHARDS ?= 1
 LAUNCH ?= local
 GPUS ?= 0
