@@ -11,17 +11,23 @@
 # A pass needs exit 0 and the last line "check-small: ok: ..."; exit 69
 # (a program the pipeline needs is missing) is a skip.  The run's wall
 # time is printed, for bench/RESULTS.md's cost table.
-pipeline_check_small() {
-	local name=$1 rc t0 t1 last
-	shift
+# pipeline_copy NAME: the scratch copy, fek/pipelines/NAME (the tree's
+# bin, scripts, tests, testdata and man linked beside it)
+pipeline_copy() {
 	mkdir -p fek/pipelines
 	for d in bin scripts tests testdata man; do
 		ln -sfn "$( [ $d = bin ] && echo "$BIN" || echo "$TOP/$d")" fek/$d
 	done
 	cp "$TOP/pipelines/common.mk" fek/pipelines/
-	rm -rf "fek/pipelines/$name"
-	cp -r "$TOP/pipelines/$name" fek/pipelines/
-	rm -rf "fek/pipelines/$name/out"
+	rm -rf "fek/pipelines/$1"
+	cp -r "$TOP/pipelines/$1" fek/pipelines/
+	rm -rf "fek/pipelines/$1/out"
+}
+
+pipeline_check_small() {
+	local name=$1 rc t0 t1 last
+	shift
+	pipeline_copy "$name"
 	t0=$(date +%s)
 	timeout -k 10 "${T_TIMEOUT:-300}" make -s --no-print-directory \
 	    -C "fek/pipelines/$name" check-small > "$name.out" 2> "$name.err" < /dev/null

@@ -5,7 +5,9 @@
 # status and one line naming it (the join not run), SBATCH_FLAGS and GPUS
 # reach sbatch, and a sample-gen | histogram | bias-build | wham-gpu | pmf
 # chain sharded over windows through a Makefile on pipelines/common.mk
-# (make LAUNCH=slurm SHARDS=3) matches the unsharded chain byte for byte.
+# (make LAUNCH=slurm SHARDS=3) matches the unsharded chain byte for byte,
+# and so do pipelines/wham-butane-1d (windows) and milestoning-1d
+# (milestones) in two shards under LAUNCH=slurm, PROV aside.
 #
 # The cluster: scripts/slurm-local's one-node Slurm, started here when
 # this runs as root with slurm-wlm and munge installed (scripts/install-
@@ -174,3 +176,30 @@ same_file slurm-chain-pmf one.pmf slurm.pmf
 # kcal/mol is a few times the counting error)
 t slurm-chain-rmsd 0 "rmsd -c 6kT -p '0.6*(1+cos(x*pi/180))+1.4*(1+cos(3*x*pi/180))' out/pmf.txt > rmsd.out"
 le slurm-chain-rmsd-0.2 "$(awk '$1 == "RMSD" { print $2 }' rmsd.out)" 0.2
+
+# the pipelines themselves (scratch copies, tests/lib-pipeline.sh) in two
+# shards through LAUNCH=slurm against one run: wham-butane-1d over
+# windows (the samples and the PMF), milestoning-1d over milestones (at
+# R = 4000 a milestone: the kernel and the kinetics; the records come a
+# section a shard); PROV aside
+. "$TOP/tests/lib-pipeline.sh"
+pipeline_copy wham-butane-1d
+pipeline_copy milestoning-1d
+PB="make -s --no-print-directory -C fek/pipelines/wham-butane-1d"
+PM="make -s --no-print-directory -C fek/pipelines/milestoning-1d R=4000 BOOT=50"
+t slurm-butane-one 0 "$PB O=$TMP/b1 $TMP/b1/pmf.txt > /dev/null"
+t slurm-butane 0 "$PB O=$TMP/b2 SHARDS=2 LAUNCH=slurm $TMP/b2/pmf.txt > /dev/null"
+ok slurm-butane-sharded grep -aq -- '-j 5:7' b2/samples.fek
+for f in samples.fek pmf.txt; do
+	noprov b1/$f > b1.$f.np
+	noprov b2/$f > b2.$f.np
+	same_file slurm-butane-$f b1.$f.np b2.$f.np
+done
+t slurm-milestoning-one 0 "$PM O=$TMP/m1 $TMP/m1/kinetics.txt > /dev/null"
+t slurm-milestoning 0 "$PM O=$TMP/m2 SHARDS=2 LAUNCH=slurm $TMP/m2/kinetics.txt > /dev/null"
+for f in kernel.fek kinetics.txt; do
+	noprov m1/$f > m1.$f.np
+	noprov m2/$f > m2.$f.np
+	same_file slurm-milestoning-$f m1.$f.np m2.$f.np
+done
+t slurm-milestoning-records 0 "$TOP/scripts/fek-samerows m1/records.fek m2/records.fek"
