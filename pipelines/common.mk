@@ -29,3 +29,31 @@ FANOUT = $(SCRIPTS)/fek-fanout
 # cut N items into at most SHARDS contiguous ranges, for FANOUT's ARGS
 shard_ranges = awk -v n=$(1) -v s=$(2) 'BEGIN { c = int((n + s - 1) / s); \
     for (k = 0; k * c < n; k++) print k, k * c, (n - k * c < c ? n - k * c : c) }'
+
+# $(call fan_out,N,CMD): CMD's output for items 1 to N (CMD takes -j
+# FIRST:LAST) into $@: one run, or with SHARDS > 1 shards over the items
+# by $(FANOUT), each into its own file, joined by cat in order (the
+# recipe says in a line of its own what it runs).
+define fan_out
+	@if [ $(SHARDS) = 1 ]; then $(2) > $@.tmp; else \
+	  $(call shard_ranges,$(1),$(SHARDS)) | \
+	    awk '{ print $$1, $$2 + 1 ":" $$2 + $$3 }' > $@.shards && \
+	  $(FANOUT) -J "cat $$(awk '{ printf "%s ", "$(basename $@)." $$1 "$(suffix $@)" }' \
+	      $@.shards) > $@.tmp" $@.shards \
+	    "$(2) -j {2} > $(basename $@).{1}$(suffix $@)" && \
+	  rm -f $$(awk '{ print "$(basename $@)." $$1 "$(suffix $@)" }' \
+	      $@.shards) $@.shards; \
+	fi && mv $@.tmp $@
+endef
+
+# check-small's pieces: the shards over two "hosts" of tests/ssh-shim
+# (ssh for GNU parallel's --ssh, run here), and $(call same_noprov,A,B),
+# a shell test that A and B are the same bytes but for their PROV lines
+# (#PROV in text, PROV in a binary header)
+SHIM_FLAGS = --ssh $(FEK_TOP)/tests/ssh-shim -S 1/nodeA,1/nodeB
+same_noprov = cmp -s <(grep -avE '^\#?PROV ' $(1)) <(grep -avE '^\#?PROV ' $(2))
+
+# The plots: GNUPLOT names the program; where it is not a command, a plot
+# recipe that starts with $(NOPLOT) prints one line and succeeds.
+GNUPLOT ?= gnuplot
+NOPLOT = command -v $(GNUPLOT) > /dev/null || { echo "$(@F): gnuplot not installed, plot skipped"; exit 0; }

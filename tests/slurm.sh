@@ -190,16 +190,19 @@ PM="make -s --no-print-directory -C fek/pipelines/milestoning-1d R=4000 BOOT=50"
 t slurm-butane-one 0 "$PB O=$TMP/b1 $TMP/b1/pmf.txt > /dev/null"
 t slurm-butane 0 "$PB O=$TMP/b2 SHARDS=2 LAUNCH=slurm $TMP/b2/pmf.txt > /dev/null"
 ok slurm-butane-sharded grep -aq -- '-j 5:7' b2/samples.fek
-for f in samples.fek pmf.txt; do
-	noprov b1/$f > b1.$f.np
-	noprov b2/$f > b2.$f.np
-	same_file slurm-butane-$f b1.$f.np b2.$f.np
-done
+# same_runs NAME ONE TWO FILE...: each FILE the same in the folders ONE
+# and TWO, PROV aside (results NAME-FILE)
+same_runs() {
+	local name=$1 one=$2 two=$3 f
+	shift 3
+	for f in "$@"; do
+		noprov $one/$f > $one.$f.np
+		noprov $two/$f > $two.$f.np
+		same_file $name-$f $one.$f.np $two.$f.np
+	done
+}
+same_runs slurm-butane b1 b2 samples.fek pmf.txt
 t slurm-milestoning-one 0 "$PM O=$TMP/m1 $TMP/m1/kinetics.txt > /dev/null"
 t slurm-milestoning 0 "$PM O=$TMP/m2 SHARDS=2 LAUNCH=slurm $TMP/m2/kinetics.txt > /dev/null"
-for f in kernel.fek kinetics.txt; do
-	noprov m1/$f > m1.$f.np
-	noprov m2/$f > m2.$f.np
-	same_file slurm-milestoning-$f m1.$f.np m2.$f.np
-done
+same_runs slurm-milestoning m1 m2 kernel.fek kinetics.txt
 t slurm-milestoning-records 0 "$TOP/scripts/fek-samerows m1/records.fek m2/records.fek"
