@@ -183,7 +183,8 @@ fek_openmp_setup(int argc, char **argv, char **envp)
 {
 	int n = env_threads("FEK_THREADS");
 	int omp = env_threads("OMP_NUM_THREADS");
-	int cpus = fek_cpus();
+	/* the CPUs (affinity, cgroup files) only where no count is given */
+	int cpus = n > 0 || omp > 0 ? 0 : fek_cpus();
 
 	(void)argc;
 	(void)envp;
