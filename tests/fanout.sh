@@ -35,6 +35,14 @@ t fanout-ssh-bytes 0 "cmp ssh.txt want.txt"
 t fanout-ssh-used 0 "test \$(grep -c -E '^node[AB] ' ssh.log) -ge 3"
 t fanout-ssh-both 0 "grep -q '^nodeA ' ssh.log && grep -q '^nodeB ' ssh.log"
 unset FEK_SSH_LOG
+# parallel names the directory relative to $HOME where it lies under it,
+# and sshd starts in $HOME: the shards land here whatever HOME is (a
+# home above this directory, or none, as on some CI runners)
+rm -f sub/part.*
+t fanout-ssh-under-home 0 "cd sub && HOME=$TMP PARALLEL_FLAGS='--ssh $TOP/tests/ssh-shim -S 1/nodeA,1/nodeB' $F ../ranges 'echo shard {#} first {2} count {3} n \$(({1} + 1)) x 7 > part.{1}' && cat part.0 part.1 part.2 | cmp - ../want.txt"
+rm -f sub/part.*
+t fanout-ssh-no-home 0 "cd sub && env -u HOME PARALLEL_FLAGS='--ssh $TOP/tests/ssh-shim -S 1/nodeA,1/nodeB' $F ../ranges 'echo shard {#} first {2} count {3} n \$(({1} + 1)) x 7 > part.{1}' && cat part.0 part.1 part.2 | cmp - ../want.txt"
+t fanout-ssh-no-home-quiet 0 "test ! -s $TMP/fanout-ssh-no-home.err"
 # a failing shard: its status, and a message naming it
 t fanout-fail 3 "$F ranges 'test {1} != 1 || exit 3'"
 says fanout-fail 'fek-fanout: a shard failed: test 1 != 1'
