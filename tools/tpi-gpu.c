@@ -37,14 +37,20 @@ usage(int code)
 	    "               [--no-tail] [--precision double|mixed] "
 	    "[--rc cutoff] [--shift]\n"
 	    "               [--tail] [--type t] [--units lj|real|gmx] "
-	    "[file ...]\n");
+	    "[file ...]\n"
+	    "       tpi-gpu [-ETqv] [-d cpu|auto] [-n insertions] [-s seed] "
+	    "[-t temperature]\n"
+	    "               [--bins lo:hi:width] [--format format] "
+	    "[--mdp file.mdp]\n"
+	    "               [--molecule residue] [--no-deletions] "
+	    "--top file.top [file ...]\n");
 	exit(code);
 }
 
 enum {
 	OPT_BINS = 300, OPT_CELLS, OPT_FSHIFT, OPT_FORMAT, OPT_LJ, OPT_MIX,
 	OPT_NODEL, OPT_NOTAIL, OPT_PREC, OPT_RC, OPT_SHIFT, OPT_TAIL, OPT_TYPE,
-	OPT_UNITS
+	OPT_UNITS, OPT_TOP, OPT_MDP, OPT_MOLECULE
 };
 
 struct args {
@@ -52,6 +58,8 @@ struct args {
 	struct fek_pairpot lj;		/* --lj's pairs, rq.lj */
 	struct fek_common com;
 	const char *format;		/* --format */
+	const char *top, *mdp, *molecule; /* --top, --mdp, --molecule */
+	struct fek_tpi_molsys ms;	/* --top's system */
 	char *cmd;			/* the command line, rq.prov */
 	char **files;			/* operands */
 	int nfiles;
@@ -155,6 +163,30 @@ report(const struct fek_tpi_run *run, const struct fek_tpi_frame *tf,
 		    st.fetch_ms, st.smem ? "shared" : "global");
 }
 
+/* -v for --top: the counts, speed, the molecule and the moves'
+ * constant parts. */
+static void
+report_mol(const struct fek_tpi_run *run, const struct fek_tpi_molsys *ms,
+    long long nframes, long long nins, long long ndel, double dt)
+{
+	const struct fek_tpi_mol *m = &ms->m;
+
+	fprintf(stderr, "tpi-gpu: %lld frames on the CPU: %lld insertions, "
+	    "%lld deletions in %.3f s (%.4g insertions/s)\n", nframes, nins,
+	    ndel, dt, nins / dt);
+	fprintf(stderr, "tpi-gpu: molecule %s: %d sites, net charge %.6g e, "
+	    "%ld of its kind in the frames; beta = %.10g per kJ/mol (%.6g "
+	    "K)\n", m->name, m->ns, m->qm, m->nkind, run->par.beta,
+	    run->temp);
+	fprintf(stderr, "tpi-gpu: dispersion correction and background "
+	    "(last frame): insertion %.10g kT, deletion %.10g kT",
+	    run->par.beta * ms->mf.du_ins, run->par.beta * ms->mf.du_del);
+	if (m->pme)
+		fprintf(stderr, "; PME grid %d x %d x %d, order %d, beta %.10g "
+		    "/nm", m->n[0], m->n[1], m->n[2], m->order, m->nb.beta);
+	fputc('\n', stderr);
+}
+
 /* The options and operands into a; usage(64) after reporting every bad
  * one. */
 static void
@@ -175,6 +207,9 @@ parse_args(int argc, char **argv, struct args *a)
 		{ "tail", no_argument, NULL, OPT_TAIL },
 		{ "type", required_argument, NULL, OPT_TYPE },
 		{ "units", required_argument, NULL, OPT_UNITS },
+		{ "top", required_argument, NULL, OPT_TOP },
+		{ "mdp", required_argument, NULL, OPT_MDP },
+		{ "molecule", required_argument, NULL, OPT_MOLECULE },
 		FEK_LONGOPTS_COMMON,
 		{ NULL, 0, NULL, 0 }
 	};
@@ -260,6 +295,15 @@ parse_args(int argc, char **argv, struct args *a)
 		case OPT_TYPE:
 			rq->tname = optarg;
 			break;
+		case OPT_TOP:
+			a->top = optarg;
+			break;
+		case OPT_MDP:
+			a->mdp = optarg;
+			break;
+		case OPT_MOLECULE:
+			a->molecule = optarg;
+			break;
 		case OPT_UNITS:
 			rq->uname = optarg;
 			if (fek_md_units_find(optarg) == NULL) {
@@ -282,6 +326,19 @@ parse_args(int argc, char **argv, struct args *a)
 		    "potential: give it with --lj");
 		nerr++;
 	}
+	if (a->top != NULL && (potopt || rq->tail >= 0 || rq->tname ||
+	    rq->mixed >= 0 || rq->cells != 2 || (rq->uname &&
+	    strcmp(rq->uname, "gmx") != 0))) {
+		fek_warnx("--top: the topology and --mdp give the potential "
+		    "and the units (gmx); --lj, --rc, --shift, --force-shift, "
+		    "--mix, --tail, --no-tail, --type, --cells, --precision "
+		    "and --units are for particles");
+		nerr++;
+	}
+	if (a->top == NULL && (a->mdp || a->molecule)) {
+		fek_warnx("--mdp and --molecule need --top");
+		nerr++;
+	}
 	if (rq->nins == 0 && !rq->del) {
 		fek_warnx("-n 0 with --no-deletions: nothing to do");
 		nerr++;
@@ -298,7 +355,16 @@ setup(struct args *a, int argc, char **argv)
 {
 	a->rq.seed = a->com.seed;
 	a->rq.text = a->com.text;
-	if (fek_device_resolve(a->com.dev, 1, &a->rq.dev) < 0)
+	if (a->top != NULL) {
+		/* molecules: the CPU's double precision only, so far */
+		if (a->com.dev == FEK_DEV_GPU)
+			fek_errx(FEK_EX_UNAVAILABLE, "--top: molecules are "
+			    "inserted on the CPU only (-d cpu or auto)");
+		a->rq.dev = FEK_DEV_CPU;
+		if (fek_tpi_molsys_load(&a->ms, a->top, a->mdp,
+		    a->molecule) < 0)
+			fek_die();
+	} else if (fek_device_resolve(a->com.dev, 1, &a->rq.dev) < 0)
 		fek_die();
 	a->cmd = fek_cmdline(argc, argv);
 	a->rq.prov = a->cmd;
@@ -307,16 +373,18 @@ setup(struct args *a, int argc, char **argv)
 /* One frame of path, in j->fr: the run settled if it is the first, its
  * moves made, its section written. */
 static void
-do_frame(const struct args *a, struct job *j, const char *path)
+do_frame(struct args *a, struct job *j, const char *path)
 {
 	const struct fek_tpi_request *rq = &a->rq;
 	struct fek_tpi_run *run = &j->run;
 	struct fek_frame *fr = &j->fr;
 	long long id;
+	double V;
 
 	/* the first frame settles the run */
-	if (j->nframes == 0 &&
-	    fek_tpi_run_start(run, rq, fr, path, stdout) < 0)
+	if (j->nframes == 0 && (a->top != NULL ?
+	    fek_tpi_mol_run_start(run, &a->ms, rq, fr, path, stdout) :
+	    fek_tpi_run_start(run, rq, fr, path, stdout)) < 0)
 		fek_die();
 	if (fr->step > (LLONG_MAX - fr->nreplica) / fr->nreplica)
 		fek_errx(FEK_EX_DATA, "%s: frame %ld: step %lld of %d boxes: "
@@ -328,15 +396,33 @@ do_frame(const struct args *a, struct job *j, const char *path)
 		fek_errx(FEK_EX_DATA, "%s: frame %ld: id %lld (from its step) "
 		    "again: frames must differ (their insertions would "
 		    "repeat)", path, fr->ordinal + 1, id);
-	if (fek_tpi_frame_prepare(&j->tf, fr, &run->par) < 0)
-		fek_errx(fek_errcode(), "%s: frame %ld: %s", path,
-		    fr->ordinal + 1, fek_errmsg());
-	if (rq->del && j->tf.ndel == 0 && rq->nins == 0)
-		fek_errx(FEK_EX_DATA, "%s: frame %ld: no particle of type %d "
-		    "to delete", path, fr->ordinal + 1, run->par.itype);
-	if (fek_tpi_engine_frame(run->eng, &j->tf, &run->par, (uint64_t)id,
-	    &run->res) < 0)
-		fek_die();
+	if (a->top != NULL) {
+		struct fek_tpi_molsys *ms = &a->ms;
+		char what[1100];
+
+		snprintf(what, sizeof what, "%s: frame %ld", path,
+		    fr->ordinal + 1);
+		if (fek_tpi_mol_frame(&ms->m, &ms->mf, fr, what) < 0)
+			fek_die();
+		if (rq->del && ms->m.nkind == 0 && rq->nins == 0)
+			fek_errx(FEK_EX_DATA, "%s: no molecule %s to delete",
+			    a->top, ms->m.name);
+		fek_tpi_mol_cpu(&ms->m, &ms->mf, &run->par, (uint64_t)id,
+		    &run->res);
+		V = ms->mf.V;
+	} else {
+		if (fek_tpi_frame_prepare(&j->tf, fr, &run->par) < 0)
+			fek_errx(fek_errcode(), "%s: frame %ld: %s", path,
+			    fr->ordinal + 1, fek_errmsg());
+		if (rq->del && j->tf.ndel == 0 && rq->nins == 0)
+			fek_errx(FEK_EX_DATA, "%s: frame %ld: no particle of "
+			    "type %d to delete", path, fr->ordinal + 1,
+			    run->par.itype);
+		if (fek_tpi_engine_frame(run->eng, &j->tf, &run->par,
+		    (uint64_t)id, &run->res) < 0)
+			fek_die();
+		V = j->tf.V;
+	}
 	if (!rq->raw && run->res.hins[0] > 0)
 		fek_errx(FEK_EX_NUMERIC, "%s: frame %ld: an insertion has "
 		    "beta u = %.6g, below the histogram's %g kT: widen "
@@ -347,7 +433,7 @@ do_frame(const struct args *a, struct job *j, const char *path)
 		    "u = %.6g, at or above the histogram's end %g kT: widen "
 		    "--bins", path, fr->ordinal + 1, run->res.umax_del,
 		    run->par.hlo + run->par.nbins * run->par.hw);
-	if (fek_tpi_out_frame(&run->out, id, j->tf.V, &run->res,
+	if (fek_tpi_out_frame(&run->out, id, V, &run->res,
 	    &fr->hdr) < 0)
 		fek_die();
 	j->nframes++;
@@ -358,7 +444,7 @@ do_frame(const struct args *a, struct job *j, const char *path)
 /* Every frame of the operands (standard input when none), in turn; none
  * is an error. */
 static void
-run_frames(const struct args *a, struct job *j)
+run_frames(struct args *a, struct job *j)
 {
 	const char *uname = a->rq.uname;
 
@@ -375,6 +461,9 @@ run_frames(const struct args *a, struct job *j)
 
 		if ((tin = fek_trajin_open(path, a->format, 1)) == NULL)
 			fek_die();
+		/* molecules: a .gro's atom names are not types */
+		if (a->top != NULL)
+			fek_trajin_set_untyped(tin);
 		/* lengths are the unit system's; a .gro is in nm */
 		if (strcmp(fek_trajin_format(tin), "gro") == 0 && uname &&
 		    strcmp(uname, "real") == 0)
@@ -406,13 +495,18 @@ main(int argc, char **argv)
 	/* each frame's section is written as it is done */
 	run_frames(&a, &j);
 	fek_fshut(stdout, "stdout");
-	if (a.com.verbose)
+	if (a.com.verbose && a.top != NULL)
+		report_mol(&j.run, &a.ms, j.nframes, j.nins, j.ndel,
+		    fek_seconds() - j.t0);
+	else if (a.com.verbose)
 		report(&j.run, &j.tf, j.nframes, j.nins, j.ndel,
 		    fek_seconds() - j.t0);
 	fek_tpi_run_free(&j.run);
 	fek_tpi_frame_free(&j.tf);
 	fek_frame_free(&j.fr);
 	free(j.ids.v);
+	if (a.top != NULL)
+		fek_tpi_molsys_free(&a.ms);
 	free(a.cmd);
 	return 0;
 }

@@ -242,6 +242,15 @@ double	fek_mm_pme_energy(struct fek_mm_pme *p, const struct fek_box *b,
 	    long n, const double *x, const double *q, double eps_r, double *f,
 	    double *vir);
 void	fek_mm_pme_free(struct fek_mm_pme *p);
+/* For insertions (pme.c): the reciprocal potential theta_rec * Q of the
+ * charges on the grid into phi (n0 n1 n2, no prefactor), returning their
+ * reciprocal energy 1/2 Q theta_rec Q; the kernel theta_rec of cell b
+ * into theta (n0 n1 n2); the grid's sizes and order. */
+double	fek_mm_pme_potential(struct fek_mm_pme *p, const struct fek_box *b,
+	    long n, const double *x, const double *q, double *phi);
+void	fek_mm_pme_kernel(struct fek_mm_pme *p, const struct fek_box *b,
+	    double *theta);
+void	fek_mm_pme_shape(const struct fek_mm_pme *p, int *n, int *order);
 /* The Ewald beta with erfc(beta rc) = rtol (GROMACS's calc_ewaldcoeff_q). */
 double	fek_mm_ewald_beta(double rc, double rtol);
 /* Grid points along a box vector of length l for spacing h: the size

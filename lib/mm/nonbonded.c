@@ -91,7 +91,7 @@ double
 fek_mm_disp_corr(const struct fek_mm_top *t, const struct fek_mm_opt *o,
     double V)
 {
-	double rv = o->rvdw, rv3 = rv * rv * rv, sum = 0, npair, avc6, ener;
+	double sum = 0, npair;
 	long *cnt = fek_alloc(t->ntype, sizeof *cnt);
 
 	for (long i = 0; i < t->n; i++)
@@ -115,8 +115,17 @@ fek_mm_disp_corr(const struct fek_mm_top *t, const struct fek_mm_opt *o,
 				npair--;
 			}
 		}
-	avc6 = npair > 0 ? sum / npair : 0;
 	free(cnt);
+	return fek_mm_disp_corr_of(o, (double)t->n, npair, sum, V);
+}
+
+double
+fek_mm_disp_corr_of(const struct fek_mm_opt *o, double n, double npair,
+    double sumc6, double V)
+{
+	double rv = o->rvdw, rv3 = rv * rv * rv, avc6, ener;
+
+	avc6 = npair > 0 ? sumc6 / npair : 0;
 	/* per unit of pair density: -c6 times the integral of r^-6 beyond
 	 * rv, and with the shift its constant +c6 / rv^6 taken away again
 	 * inside rv; the uniform fluid's integral counts each atom's own
@@ -124,10 +133,10 @@ fek_mm_disp_corr(const struct fek_mm_top *t, const struct fek_mm_opt *o,
 	ener = -4 * M_PI / (3 * rv3);
 	if (o->vdw_shift)
 		ener += -4 * M_PI / (3 * rv3);
-	ener *= t->n / V;
+	ener *= n / V;
 	if (o->vdw_shift)
 		ener += 1 / (rv3 * rv3);
-	return 0.5 * t->n * avc6 * ener;
+	return 0.5 * n * avc6 * ener;
 }
 
 /* Is j among i's exclusions? (xlist sorted) */

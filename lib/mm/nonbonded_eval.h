@@ -32,6 +32,11 @@ void	fek_mm_nb_setup(const struct fek_mm_opt *o, struct fek_mm_nbpar *p);
 /* The dispersion correction's energy for t in volume V (nonbonded.c). */
 double	fek_mm_disp_corr(const struct fek_mm_top *t, const struct fek_mm_opt *o,
 	    double V);
+/* The same for n atoms whose npair pairs that are not excluded have C6
+ * coefficients summing to sumc6 (a system's counts changed by a test
+ * insertion, lib/tpi/mol.c). */
+double	fek_mm_disp_corr_of(const struct fek_mm_opt *o, double n,
+	    double npair, double sumc6, double V);
 #ifdef __cplusplus
 }
 #endif

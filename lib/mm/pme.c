@@ -328,6 +328,64 @@ fek_mm_pme_energy(struct fek_mm_pme *p, const struct fek_box *b, long n,
 }
 
 /*
+ * For test-particle insertion of charges (lib/tpi/mol.c): the reciprocal
+ * potential of the n charges q at x on the grid, theta_rec * Q (Eq. 4.7;
+ * no prefactor, no self or background term), into phi (n0 n1 n2 values,
+ * FFTW's layout).  Since E = 1/2 sum_k Q(k) (theta_rec * Q)(k), charges
+ * q' spread by the same weights (Q') add sum_k Q'(k) phi(k) + 1/2 Q'
+ * theta_rec Q' to the energy: what the frame's N charges and an inserted
+ * molecule's give together, exactly as a PME of all of them.  Returns
+ * the reciprocal energy 1/2 sum Q phi (no prefactor).
+ */
+double
+fek_mm_pme_potential(struct fek_mm_pme *p, const struct fek_box *b, long n,
+    const double *x, const double *q, double *phi)
+{
+	struct fek_pme_cell c;
+	double w[9] = { 0 }, e;
+
+	fek_pme_cell_set(&c, p->n, p->beta, b);
+	pme_spread(p, b, n, x, q);
+	fftw_execute(p->fwd);
+	e = pme_influence(p, &c, w);
+	fftw_execute(p->bwd);
+	memcpy(phi, p->grid, (size_t)p->n[0] * p->n[1] * p->n[2] *
+	    sizeof *phi);
+	return e;
+}
+
+/*
+ * The grid kernel theta_rec(k) of cell b (the potential of a unit charge
+ * spread at grid point 0 with weight 1 there alone) into theta (n0 n1 n2
+ * values): Q' theta_rec Q' = sum_{k,k'} Q'(k) theta(k - k') Q'(k'), the
+ * indices taken modulo the grid; theta is even.
+ */
+void
+fek_mm_pme_kernel(struct fek_mm_pme *p, const struct fek_box *b,
+    double *theta)
+{
+	struct fek_pme_cell c;
+	size_t npt = (size_t)p->n[0] * p->n[1] * p->n[2];
+	double w[9] = { 0 };
+
+	fek_pme_cell_set(&c, p->n, p->beta, b);
+	memset(p->grid, 0, npt * sizeof *p->grid);
+	p->grid[0] = 1;
+	fftw_execute(p->fwd);
+	pme_influence(p, &c, w);
+	fftw_execute(p->bwd);
+	memcpy(theta, p->grid, npt * sizeof *theta);
+}
+
+/* The grid's sizes and B-spline order. */
+void
+fek_mm_pme_shape(const struct fek_mm_pme *p, int *n, int *order)
+{
+	memcpy(n, p->n, sizeof p->n);
+	*order = p->order;
+}
+
+/*
  * erfc(beta rc) = rtol solved for beta as GROMACS's calc_ewaldcoeff_q
  * does it: beta = 5 doubled until erfc(beta rc) <= rtol (i doublings),
  * then i + 60 bisections of [0, beta] keeping erfc(lo rc) > rtol >=

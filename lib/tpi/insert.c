@@ -19,41 +19,6 @@
 
 #define FEK_TPI_CHUNK (1L << 20)	/* insertions sorted at a time */
 
-static void
-keep_raw(double **dst, long *cap, long long at, const double *bu, long n)
-{
-	if (at + n > *cap) {
-		*cap = (long)(at + n);
-		*dst = realloc(*dst, (size_t)*cap * sizeof **dst);
-		if (*dst == NULL)
-			fek_errx(FEK_EX_SOFTWARE, "out of memory (raw energies)");
-	}
-	memcpy(*dst + at, bu, (size_t)n * sizeof *bu);
-}
-
-/* Group shares of n moves bu into p (ceil(n / FEK_TPI_GROUP) of them). */
-static void
-groups(const double *bu, long n, int del, struct fek_tpi_part *p)
-{
-	long ng = (n + FEK_TPI_GROUP - 1) / FEK_TPI_GROUP;
-
-#pragma omp parallel for schedule(static)
-	for (long g = 0; g < ng; g++) {
-		long k0 = g * FEK_TPI_GROUP;
-		long cnt = n - k0 < FEK_TPI_GROUP ? n - k0 : FEK_TPI_GROUP;
-
-		fek_tpi_group(bu + k0, cnt, del, &p[g]);
-	}
-}
-
-static void
-histogram(const struct fek_tpi_par *par, const double *bu, long n,
-    long long *h)
-{
-	for (long i = 0; i < n; i++)
-		h[fek_tpi_bin(par, bu[i])]++;
-}
-
 /* The energy of a test particle at r over the n runs sg of its home
  * cell's neighbourhood (fek_tpi_segs): fek_tpi_energy's sum, in its
  * order, compiled apart for each case of single and mixed (constants
@@ -154,10 +119,10 @@ fek_tpi_cpu(const struct fek_tpi_frame *tf, const struct fek_tpi_par *par,
 			}
 			free(sg);
 		}
-		groups(bu, n, 0, part + base / FEK_TPI_GROUP);
-		histogram(par, bu, n, res->hins);
+		fek_tpi_groups(bu, n, 0, part + base / FEK_TPI_GROUP);
+		fek_tpi_histogram(par, bu, n, res->hins);
 		if (par->raw)
-			keep_raw(&res->u_ins, &res->capins, base, bu, n);
+			fek_tpi_keep_raw(&res->u_ins, &res->capins, base, bu, n);
 	}
 	fek_tpi_merge(part, ng, 0, par->nins, res);
 	free(bu);
@@ -184,11 +149,11 @@ fek_tpi_cpu(const struct fek_tpi_frame *tf, const struct fek_tpi_par *par,
 			    tf->orig, tf->cstart, &v, tf->single, 0, r,
 			    fek_tpi_cell(g, s), tf->delidx[q]) + tf->du_del);
 		}
-		groups(bu, n, 1, part);
+		fek_tpi_groups(bu, n, 1, part);
 		fek_tpi_merge(part, ngd, 1, n, res);
-		histogram(par, bu, n, res->hdel);
+		fek_tpi_histogram(par, bu, n, res->hdel);
 		if (par->raw)
-			keep_raw(&res->u_del, &res->capdel, 0, bu, n);
+			fek_tpi_keep_raw(&res->u_del, &res->capdel, 0, bu, n);
 		free(bu);
 		free(part);
 	}

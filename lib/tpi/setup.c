@@ -109,8 +109,8 @@ output_keys(struct fek_tpi_run *run, const struct fek_frame *fr, int it)
  * keep one partial sum per FEK_TPI_GROUP moves of a frame (CPU and GPU),
  * -E one energy per move; more than half the machine's memory is refused
  * (64) before a frame is read, where it ended in "out of memory" (70). */
-static int
-fits_memory(const struct fek_tpi_request *rq)
+int
+fek_tpi_fits_memory(const struct fek_tpi_request *rq)
 {
 	double groups = ceil((double)rq->nins / FEK_TPI_GROUP);
 	double need = groups * sizeof(struct fek_tpi_part) +
@@ -154,7 +154,7 @@ fek_tpi_run_start(struct fek_tpi_run *run, const struct fek_tpi_request *rq,
 	par->itype = it;
 	par->beta = 1 / (run->units->kb * run->temp);
 	par->nins = rq->nins;
-	if (fits_memory(rq) < 0)
+	if (fek_tpi_fits_memory(rq) < 0)
 		return -1;
 	par->del = rq->del;
 	par->tail = tail;

@@ -10,6 +10,8 @@
 #include <stdio.h>
 
 #include "particles/units.h"
+#include "mm/mm.h"
+#include "tpi/mol.h"
 #include "tpi/tpi.h"
 #include "tpi/tpi_output.h"
 
@@ -61,5 +63,31 @@ int	fek_tpi_run_start(struct fek_tpi_run *run,
 	    const struct fek_tpi_request *rq, const struct fek_frame *fr,
 	    const char *path, FILE *fp);
 void	fek_tpi_run_free(struct fek_tpi_run *run);
+/* -n's insertions (and -E's energies) against half the machine's memory:
+ * -1 with fek_seterr(64) when they would need more. */
+int	fek_tpi_fits_memory(const struct fek_tpi_request *rq);
+
+/* tpi-gpu --top (mol_setup.c): a molecular system, its molecule moved
+ * and the frame at hand. */
+struct fek_tpi_molsys {
+	struct fek_mm_top t;
+	struct fek_mm_opt o;
+	struct fek_tpi_mol m;
+	struct fek_tpi_molframe mf;
+	const char *top;		/* the topology's path */
+};
+
+/* The topology top (with the .mdp file mdp's options, GROMACS's
+ * defaults without) and the molecule name (NULL: the last) into ms.  -1
+ * with fek_seterr(64, 65 or 66).  Free with fek_tpi_molsys_free. */
+int	fek_tpi_molsys_load(struct fek_tpi_molsys *ms, const char *top,
+	    const char *mdp, const char *name);
+void	fek_tpi_molsys_free(struct fek_tpi_molsys *ms);
+/* A run of molecule moves settled by its first frame fr (for the
+ * temperature, -t or its TEMP key): fek_tpi_run_start's contract, with
+ * no pair potential and no engine (the moves run on the CPU). */
+int	fek_tpi_mol_run_start(struct fek_tpi_run *run,
+	    const struct fek_tpi_molsys *ms, const struct fek_tpi_request *rq,
+	    const struct fek_frame *fr, const char *path, FILE *fp);
 
 #endif

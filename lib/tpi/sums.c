@@ -98,3 +98,39 @@ fek_tpi_result_free(struct fek_tpi_result *res)
 	free(res->u_del);
 	memset(res, 0, sizeof *res);
 }
+
+void
+fek_tpi_keep_raw(double **dst, long *cap, long long at, const double *bu,
+    long n)
+{
+	if (at + n > *cap) {
+		*cap = (long)(at + n);
+		*dst = realloc(*dst, (size_t)*cap * sizeof **dst);
+		if (*dst == NULL)
+			fek_errx(FEK_EX_SOFTWARE, "out of memory (raw energies)");
+	}
+	memcpy(*dst + at, bu, (size_t)n * sizeof *bu);
+}
+
+/* Group shares of n moves bu into p (ceil(n / FEK_TPI_GROUP) of them). */
+void
+fek_tpi_groups(const double *bu, long n, int del, struct fek_tpi_part *p)
+{
+	long ng = (n + FEK_TPI_GROUP - 1) / FEK_TPI_GROUP;
+
+#pragma omp parallel for schedule(static)
+	for (long g = 0; g < ng; g++) {
+		long k0 = g * FEK_TPI_GROUP;
+		long cnt = n - k0 < FEK_TPI_GROUP ? n - k0 : FEK_TPI_GROUP;
+
+		fek_tpi_group(bu + k0, cnt, del, &p[g]);
+	}
+}
+
+void
+fek_tpi_histogram(const struct fek_tpi_par *par, const double *bu, long n,
+    long long *h)
+{
+	for (long i = 0; i < n; i++)
+		h[fek_tpi_bin(par, bu[i])]++;
+}

@@ -118,6 +118,15 @@ void	fek_tpi_merge(const struct fek_tpi_part *p, long ng, int del,
 	    long long n, struct fek_tpi_result *res);
 /* Histogram slot of beta u (0 below, nbins + 1 at or above). */
 long	fek_tpi_bin(const struct fek_tpi_par *par, double bu);
+/* The group shares of n moves bu into p (ceil(n / FEK_TPI_GROUP) of
+ * them; OpenMP); their histogram added to h; bu copied to (*dst)[at ..],
+ * *dst grown to hold them (*cap). */
+void	fek_tpi_groups(const double *bu, long n, int del,
+	    struct fek_tpi_part *p);
+void	fek_tpi_histogram(const struct fek_tpi_par *par, const double *bu,
+	    long n, long long *h);
+void	fek_tpi_keep_raw(double **dst, long *cap, long long at,
+	    const double *bu, long n);
 
 /* insert.c: one frame on the CPU (OpenMP), frame id fid. */
 int	fek_tpi_cpu(const struct fek_tpi_frame *tf, const struct fek_tpi_par *par,

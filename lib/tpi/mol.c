@@ -1,0 +1,620 @@
+/*
+ * mol.c - a rigid molecule's test insertions and deletions in frames of a
+ * molecular system (mol.h, tpi-gpu --top, issue 27): the molecule from
+ * the topology, a frame made ready (cells, the PME potential and kernel),
+ * where insertion k goes, and the energy of a move.  Daly et al., Comput.
+ * Phys. Commun. 183, 2054 (2012), Algorithm 1; the energies are md-gpu
+ * --top's (lib/mm: nonbonded_eval.h for the pairs, excluded pairs and
+ * self terms, pme.c for the grid, the dispersion correction of
+ * nonbonded.c); smooth PME after Essmann et al., J. Chem. Phys. 103,
+ * 8577 (1995), Eqs. 4.6-4.7.
+ *
+ * The molecule's own reciprocal term 1/2 Q_m theta Q_m (mol.h) is a sum
+ * over pairs of its charged sites s, s' of q_s q_s' sum_{a,b} w_s(a)
+ * w_s'(b) theta(base_s - a - base_s' + b), the weights w of B-spline
+ * order p along each axis; since the weights factor by axis, it is
+ *   sum_t theta(base_s - base_s' + t) c_0(t_0) c_1(t_1) c_2(t_2),
+ *   c_d(t) = sum_a w_s,d(a) w_s',d(a + t),  -p < t_d < p,
+ * (2p - 1)^3 terms a pair instead of p^6.
+ *
+ * Orientation: Shoemake's uniform random unit quaternion (Graphics Gems
+ * III, 1992, "Uniform random rotations") from three uniforms u_1..u_3:
+ *   (sqrt(1 - u_1) sin 2 pi u_2, sqrt(1 - u_1) cos 2 pi u_2,
+ *    sqrt(u_1) sin 2 pi u_3, sqrt(u_1) cos 2 pi u_3).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/fek.h"
+#include "mm/pme_eval.h"
+#include "particles/rng_eval.h"
+#include "tpi/mol.h"
+
+#define PMAX FEK_PME_ORDER_MAX
+
+/* The template from the molecule's settle and virtual sites, about its
+ * centre of mass. */
+static int
+template_of(struct fek_tpi_mol *m)
+{
+	const struct fek_mm_top *t = m->t;
+	const struct fek_mm_ilist *st = &t->il[FEK_MM_SETTLE];
+	const struct fek_mm_ilist *vs = &t->il[FEK_MM_VSITE3];
+	long f = m->first;
+	char *set = fek_alloc(m->ns, 1);
+	double com[3] = { 0, 0, 0 }, mt = 0;
+	int found = 0;
+
+	for (long k = 0; k < st->n && !found; k++) {
+		const int *a = st->atoms + 3 * k;
+		double doh = st->par[2 * k], dhh = st->par[2 * k + 1], h;
+
+		if (a[0] < f || a[0] >= f + m->ns)
+			continue;
+		/* O at the origin, the H in the xy plane, the bisector y */
+		h = sqrt(doh * doh - 0.25 * dhh * dhh);
+		memset(m->tmpl + 3 * (a[0] - f), 0, 3 * sizeof *m->tmpl);
+		m->tmpl[3 * (a[1] - f)] = 0.5 * dhh;
+		m->tmpl[3 * (a[1] - f) + 1] = h;
+		m->tmpl[3 * (a[1] - f) + 2] = 0;
+		m->tmpl[3 * (a[2] - f)] = -0.5 * dhh;
+		m->tmpl[3 * (a[2] - f) + 1] = h;
+		m->tmpl[3 * (a[2] - f) + 2] = 0;
+		set[a[0] - f] = set[a[1] - f] = set[a[2] - f] = 1;
+		found = 1;
+	}
+	for (long k = 0; k < vs->n; k++) {
+		const int *a = vs->atoms + 4 * k;
+		double va = vs->par[2 * k], vb = vs->par[2 * k + 1];
+
+		if (a[0] < f || a[0] >= f + m->ns)
+			continue;
+		if (!set[a[1] - f] || !set[a[2] - f] || !set[a[3] - f])
+			continue;
+		for (int d = 0; d < 3; d++) {
+			double xi = m->tmpl[3 * (a[1] - f) + d];
+
+			m->tmpl[3 * (a[0] - f) + d] = xi + va *
+			    (m->tmpl[3 * (a[2] - f) + d] - xi) + vb *
+			    (m->tmpl[3 * (a[3] - f) + d] - xi);
+		}
+		set[a[0] - f] = 1;
+	}
+	for (int s = 0; s < m->ns; s++)
+		if (!set[s]) {
+			free(set);
+			return fek_seterr(FEK_EX_DATA, "molecule %s: atom %s "
+			    "(%ld) is placed by no settle or virtual site: "
+			    "only rigid water models (settles) can be "
+			    "inserted", m->name, t->aname[f + s], f + s + 1);
+		}
+	free(set);
+	for (int s = 0; s < m->ns; s++) {
+		double w = t->mass[f + s];
+
+		for (int d = 0; d < 3; d++)
+			com[d] += w * m->tmpl[3 * s + d];
+		mt += w;
+	}
+	for (int s = 0; s < m->ns; s++)
+		for (int d = 0; d < 3; d++)
+			m->tmpl[3 * s + d] -= com[d] / mt;
+	return 0;
+}
+
+/* Is the molecule from atom a of t the template's kind? */
+static int
+same_kind(const struct fek_tpi_mol *m, long a)
+{
+	const struct fek_mm_top *t = m->t;
+
+	if (a + m->ns > t->n || (a + m->ns < t->n &&
+	    t->mol[a + m->ns] == t->mol[a]))
+		return 0;
+	for (int s = 0; s < m->ns; s++)
+		if (t->mol[a + s] != t->mol[a] ||
+		    t->type[a + s] != t->type[m->first + s] ||
+		    t->q[a + s] != t->q[m->first + s] ||
+		    strcmp(t->aname[a + s], t->aname[m->first + s]) != 0)
+			return 0;
+	return 1;
+}
+
+/* The counts of the dispersion correction (nonbonded.c's average C6). */
+static void
+disp_counts(struct fek_tpi_mol *m)
+{
+	const struct fek_mm_top *t = m->t;
+
+	m->cnt = fek_alloc(t->ntype, sizeof *m->cnt);
+	m->mcnt = fek_alloc(t->ntype, sizeof *m->mcnt);
+	for (long i = 0; i < t->n; i++)
+		m->cnt[t->type[i]]++;
+	for (int s = 0; s < m->ns; s++)
+		m->mcnt[m->type[s]]++;
+	for (long i = 0; i < t->n; i++)
+		for (long k = t->xstart[i]; k < t->xstart[i + 1]; k++)
+			if (t->xlist[k] > i) {
+				m->nexcl++;
+				m->c6excl += t->c6[t->type[i] * t->ntype +
+				    t->type[t->xlist[k]]];
+			}
+	for (int k = 0; k < m->nxp; k++) {
+		m->mnexcl++;
+		m->mc6excl += t->c6[m->type[m->xp[2 * k]] * t->ntype +
+		    m->type[m->xp[2 * k + 1]]];
+	}
+}
+
+int
+fek_tpi_mol_new(struct fek_tpi_mol *m, const struct fek_mm_top *t,
+    const struct fek_mm_opt *o, const char *name)
+{
+	long last = -1, f;
+
+	memset(m, 0, sizeof *m);
+	m->t = t;
+	m->o = o;
+	if (t->n == 0)
+		return fek_seterr(FEK_EX_DATA, "the topology has no atoms");
+	/* the last molecule, or the last of residue name */
+	for (long i = t->n - 1; i >= 0 && last < 0; i--)
+		if (name == NULL || strcmp(t->resname[i], name) == 0)
+			last = t->mol[i];
+	if (last < 0)
+		return fek_seterr(FEK_EX_USAGE, "--molecule %s: no molecule "
+		    "of the topology has that residue name", name);
+	for (f = 0; t->mol[f] != last; f++)
+		;
+	m->first = f;
+	while (f < t->n && t->mol[f] == last)
+		f++;
+	m->ns = (int)(f - m->first);
+	snprintf(m->name, sizeof m->name, "%s", t->resname[m->first]);
+	m->tmpl = fek_alloc(3 * m->ns, sizeof *m->tmpl);
+	m->q = fek_alloc(m->ns, sizeof *m->q);
+	m->type = fek_alloc(m->ns, sizeof *m->type);
+	for (int s = 0; s < m->ns; s++) {
+		m->q[s] = t->q[m->first + s];
+		m->type[s] = t->type[m->first + s];
+		m->qm += m->q[s];
+	}
+	m->xp = fek_alloc(2 * (size_t)m->ns * m->ns, sizeof *m->xp);
+	for (int s = 0; s < m->ns; s++) {
+		long i = m->first + s;
+
+		for (long k = t->xstart[i]; k < t->xstart[i + 1]; k++) {
+			long j = t->xlist[k];
+
+			if (j <= i || j >= m->first + m->ns)
+				continue;
+			m->xp[2 * m->nxp] = s;
+			m->xp[2 * m->nxp + 1] = (int)(j - m->first);
+			m->nxp++;
+		}
+	}
+	if (template_of(m) < 0)
+		return -1;
+	m->kind = fek_alloc(t->nmol > 0 ? t->nmol : 1, sizeof *m->kind);
+	for (long a = 0; a < t->n; a++)
+		if ((a == 0 || t->mol[a - 1] != t->mol[a]) && same_kind(m, a))
+			m->kind[m->nkind++] = a;
+	for (long i = 0; i < t->n; i++)
+		m->qsum += t->q[i];
+	fek_mm_nb_setup(o, &m->nb);
+	m->pme = o->coulombtype == FEK_MM_COUL_PME;
+	m->rmax = fmax(o->rcoulomb, o->rvdw);
+	disp_counts(m);
+	return 0;
+}
+
+void
+fek_tpi_mol_free(struct fek_tpi_mol *m)
+{
+	free(m->tmpl);
+	free(m->q);
+	free(m->type);
+	free(m->xp);
+	free(m->kind);
+	free(m->cnt);
+	free(m->mcnt);
+	fek_mm_pme_free(m->p);
+	memset(m, 0, sizeof *m);
+}
+
+/* The dispersion correction of the system with sign times the molecule's
+ * atoms added (1), taken away (-1) or neither (0), in volume V. */
+static double
+disp_corr(const struct fek_tpi_mol *m, int sign, double V)
+{
+	const struct fek_mm_top *t = m->t;
+	double n = 0, sum = 0, npair;
+
+	for (int a = 0; a < t->ntype; a++) {
+		double ca = (double)m->cnt[a] + sign * (double)m->mcnt[a];
+
+		n += ca;
+		for (int b = 0; b < t->ntype; b++) {
+			double cb = (double)m->cnt[b] + sign *
+			    (double)m->mcnt[b];
+			double np = a == b ? 0.5 * ca * (ca - 1) : 0.5 * ca * cb;
+
+			sum += np * t->c6[a * t->ntype + b];
+		}
+	}
+	sum -= m->c6excl + sign * m->mc6excl;
+	npair = 0.5 * n * (n - 1) - (m->nexcl + sign * m->mnexcl);
+	return fek_mm_disp_corr_of(m->o, n, npair, sum, V);
+}
+
+/* The background's energy for net charge qs in volume V (PME). */
+static double
+background(const struct fek_tpi_mol *m, double qs, double V)
+{
+	return fek_pme_background_energy(m->nb.f, m->nb.beta, V, qs);
+}
+
+int
+fek_tpi_mol_frame(struct fek_tpi_mol *m, struct fek_tpi_molframe *mf,
+    const struct fek_frame *fr, const char *what)
+{
+	const struct fek_mm_top *t = m->t;
+	const struct fek_box *b = &fr->box;
+	double w[3];
+	long ncell, *cell;
+
+	if (fr->n != t->n)
+		return fek_seterr(FEK_EX_DATA, "%s: %ld atoms, but the "
+		    "topology has %ld", what, fr->n, t->n);
+	if (fek_mm_box_check(m->o, b, what) < 0)
+		return -1;
+	mf->box = *b;
+	mf->V = fek_box_volume(b);
+	mf->n = fr->n;
+	fek_box_widths(b, w);
+	for (int d = 0; d < 3; d++) {
+		mf->nc[d] = (int)floor(w[d] / m->rmax);
+		if (mf->nc[d] < 1)
+			mf->nc[d] = 1;
+		if (mf->nc[d] > 1024)
+			mf->nc[d] = 1024;
+	}
+	ncell = (long)mf->nc[0] * mf->nc[1] * mf->nc[2];
+	if (mf->n > mf->cap) {
+		free(mf->x);
+		free(mf->xf);
+		free(mf->atom);
+		mf->x = fek_alloc(3 * (size_t)mf->n, sizeof *mf->x);
+		mf->xf = fek_alloc(3 * (size_t)mf->n, sizeof *mf->xf);
+		mf->atom = fek_alloc(mf->n, sizeof *mf->atom);
+		mf->cap = mf->n;
+	}
+	if (ncell + 1 > mf->capcell) {
+		free(mf->cstart);
+		mf->cstart = fek_alloc(ncell + 1, sizeof *mf->cstart);
+		mf->capcell = ncell + 1;
+	}
+	/* a counting sort by cell */
+	cell = fek_alloc(mf->n > 0 ? mf->n : 1, sizeof *cell);
+	memset(mf->cstart, 0, (ncell + 1) * sizeof *mf->cstart);
+	for (long i = 0; i < mf->n; i++) {
+		double r[3], s[3];
+		long c[3];
+
+		memcpy(r, fr->x + 3 * i, sizeof r);
+		memcpy(mf->xf + 3 * i, r, sizeof r);
+		fek_box_wrap(b, r);
+		fek_box_frac(b, r, s);
+		for (int d = 0; d < 3; d++) {
+			c[d] = (long)floor(s[d] * mf->nc[d]);
+			c[d] = c[d] < 0 ? 0 : c[d] >= mf->nc[d] ?
+			    mf->nc[d] - 1 : c[d];
+		}
+		cell[i] = c[0] + mf->nc[0] * (c[1] + mf->nc[1] * c[2]);
+		mf->cstart[cell[i] + 1]++;
+	}
+	for (long c = 0; c < ncell; c++)
+		mf->cstart[c + 1] += mf->cstart[c];
+	{
+		long *at = fek_alloc(ncell, sizeof *at);
+
+		memcpy(at, mf->cstart, ncell * sizeof *at);
+		for (long i = 0; i < mf->n; i++) {
+			long k = at[cell[i]]++;
+
+			memcpy(mf->x + 3 * k, fr->x + 3 * i, 3 * sizeof *mf->x);
+			mf->atom[k] = (int)i;
+		}
+		free(at);
+	}
+	free(cell);
+
+	/* the reciprocal potential and kernel, on the first frame's grid */
+	if (m->pme) {
+		size_t npt;
+
+		if (m->p == NULL) {
+			if (fek_mm_pme_grid_of(m->o, b, m->n) < 0)
+				return -1;
+			if ((m->p = fek_mm_pme_new(m->n, m->o->pme_order,
+			    m->nb.beta)) == NULL)
+				return -1;
+			m->order = m->o->pme_order;
+		}
+		npt = (size_t)m->n[0] * m->n[1] * m->n[2];
+		if ((long)npt > mf->capgrid) {
+			free(mf->phi);
+			free(mf->theta);
+			mf->phi = fek_alloc(npt, sizeof *mf->phi);
+			mf->theta = fek_alloc(npt, sizeof *mf->theta);
+			mf->capgrid = (long)npt;
+		}
+		fek_mm_pme_potential(m->p, b, t->n, fr->x, t->q, mf->phi);
+		fek_mm_pme_kernel(m->p, b, mf->theta);
+	}
+	/* the moves' constant parts */
+	mf->du_ins = mf->du_del = 0;
+	if (m->o->dispcorr != FEK_MM_DISP_NO) {
+		double u0 = disp_corr(m, 0, mf->V);
+
+		mf->du_ins += disp_corr(m, 1, mf->V) - u0;
+		mf->du_del += u0 - disp_corr(m, -1, mf->V);
+	}
+	if (m->pme && m->qm != 0) {
+		double u0 = background(m, m->qsum, mf->V);
+
+		mf->du_ins += background(m, m->qsum + m->qm, mf->V) - u0;
+		mf->du_del += u0 - background(m, m->qsum - m->qm, mf->V);
+	}
+	return 0;
+}
+
+void
+fek_tpi_mol_frame_free(struct fek_tpi_molframe *mf)
+{
+	free(mf->cstart);
+	free(mf->x);
+	free(mf->xf);
+	free(mf->atom);
+	free(mf->phi);
+	free(mf->theta);
+	memset(mf, 0, sizeof *mf);
+}
+
+void
+fek_tpi_mol_place(const struct fek_tpi_mol *m, const struct fek_box *b,
+    uint64_t key, uint64_t fid, uint64_t k, double *x)
+{
+	double s[3], r[3], u[4], qx, qy, qz, qw, R[3][3];
+
+	fek_tpi_point(key, fid, k, b, s, r);
+	fek_rng_uniforms2(key, (uint32_t)k, (uint32_t)(k >> 32), fid,
+	    FEK_RNG_INSERT, 1, u);
+	fek_rng_uniforms2(key, (uint32_t)k, (uint32_t)(k >> 32), fid,
+	    FEK_RNG_INSERT, 2, u + 2);
+	qx = sqrt(1 - u[0]) * sin(2 * M_PI * u[1]);
+	qy = sqrt(1 - u[0]) * cos(2 * M_PI * u[1]);
+	qz = sqrt(u[0]) * sin(2 * M_PI * u[2]);
+	qw = sqrt(u[0]) * cos(2 * M_PI * u[2]);
+	R[0][0] = 1 - 2 * (qy * qy + qz * qz);
+	R[0][1] = 2 * (qx * qy - qz * qw);
+	R[0][2] = 2 * (qx * qz + qy * qw);
+	R[1][0] = 2 * (qx * qy + qz * qw);
+	R[1][1] = 1 - 2 * (qx * qx + qz * qz);
+	R[1][2] = 2 * (qy * qz - qx * qw);
+	R[2][0] = 2 * (qx * qz - qy * qw);
+	R[2][1] = 2 * (qy * qz + qx * qw);
+	R[2][2] = 1 - 2 * (qx * qx + qy * qy);
+	for (int i = 0; i < m->ns; i++) {
+		const double *p = m->tmpl + 3 * i;
+
+		for (int a = 0; a < 3; a++)
+			x[3 * i + a] = r[a] + R[a][0] * p[0] + R[a][1] * p[1] +
+			    R[a][2] * p[2];
+	}
+}
+
+static int
+wrapi(long i, int n)
+{
+	i %= n;
+	return (int)(i < 0 ? i + n : i);
+}
+
+/* The molecule's real-space pairs with the frame's atoms (those of the
+ * molecule from atom del left out): LJ into *elj, Coulomb into *ec. */
+static void
+pairs(const struct fek_tpi_mol *m, const struct fek_tpi_molframe *mf,
+    const double *x, long del, double *elj, double *ec)
+{
+	const struct fek_mm_top *t = m->t;
+	const double rmax2 = m->rmax * m->rmax;
+
+	for (int s = 0; s < m->ns; s++) {
+		double r[3], sf[3], fi[3];
+		int c[3], nb[3][3], nn[3];
+		const double *c6 = t->c6 + (size_t)m->type[s] * t->ntype;
+		const double *c12 = t->c12 + (size_t)m->type[s] * t->ntype;
+
+		memcpy(r, x + 3 * s, sizeof r);
+		fek_box_wrap(&mf->box, r);
+		fek_box_frac(&mf->box, r, sf);
+		/* the cells next to the site's, each once */
+		for (int d = 0; d < 3; d++) {
+			c[d] = (int)floor(sf[d] * mf->nc[d]);
+			c[d] = c[d] < 0 ? 0 : c[d] >= mf->nc[d] ?
+			    mf->nc[d] - 1 : c[d];
+			nn[d] = 0;
+			for (int o = -1; o <= 1; o++) {
+				int v = wrapi(c[d] + o, mf->nc[d]), dup = 0;
+
+				for (int k = 0; k < nn[d]; k++)
+					dup |= nb[d][k] == v;
+				if (!dup)
+					nb[d][nn[d]++] = v;
+			}
+		}
+		for (int iz = 0; iz < nn[2]; iz++)
+		for (int iy = 0; iy < nn[1]; iy++)
+		for (int ix = 0; ix < nn[0]; ix++) {
+			long cc = nb[0][ix] + (long)mf->nc[0] * (nb[1][iy] +
+			    (long)mf->nc[1] * nb[2][iz]);
+
+			for (long k = mf->cstart[cc]; k < mf->cstart[cc + 1];
+			    k++) {
+				long j = mf->atom[k];
+				double d[3], r2;
+				int tj;
+
+				if (del >= 0 && j >= del && j < del + m->ns)
+					continue;
+				d[0] = x[3 * s] - mf->x[3 * k];
+				d[1] = x[3 * s + 1] - mf->x[3 * k + 1];
+				d[2] = x[3 * s + 2] - mf->x[3 * k + 2];
+				fek_box_minimage(&mf->box, d);
+				r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+				if (r2 >= rmax2)
+					continue;
+				tj = t->type[j];
+				fek_mm_nb_pair(&m->nb, c6[tj], c12[tj],
+				    m->q[s] * t->q[j], r2, d, elj, ec, fi);
+			}
+		}
+	}
+}
+
+/* The molecule's B-spline weights: base[s], w[s] (charged sites). */
+struct spline {
+	int base[3];
+	double w[3][PMAX];
+};
+
+/* 1/2 Q_m theta Q_m and Q_m phi (no prefactor) of the sites at x. */
+static void
+reciprocal(const struct fek_tpi_mol *m, const struct fek_tpi_molframe *mf,
+    const double *x, double *self, double *cross)
+{
+	const int n0 = m->n[0], n1 = m->n[1], n2 = m->n[2], p = m->order;
+	struct spline sp[16], *sv = sp;
+	double sum = 0, cr = 0;
+
+	if (m->ns > 16)
+		sv = fek_alloc(m->ns, sizeof *sv);
+	for (int s = 0; s < m->ns; s++) {
+		if (m->q[s] == 0)
+			continue;
+		fek_pme_point_weights(&mf->box, m->n, p, x + 3 * s,
+		    sv[s].base, sv[s].w, NULL);
+		/* with the frame: pme.c's gather order */
+		for (int j0 = 0; j0 < p; j0++) {
+			int k0 = wrapi(sv[s].base[0] - j0, n0);
+
+			for (int j1 = 0; j1 < p; j1++) {
+				int k1 = wrapi(sv[s].base[1] - j1, n1);
+				const double *row = mf->phi + ((size_t)k0 * n1 +
+				    k1) * n2;
+				double acc = 0;
+
+				for (int j2 = 0; j2 < p; j2++)
+					acc += sv[s].w[2][j2] *
+					    row[wrapi(sv[s].base[2] - j2, n2)];
+				cr += m->q[s] * sv[s].w[0][j0] *
+				    sv[s].w[1][j1] * acc;
+			}
+		}
+	}
+	for (int s = 0; s < m->ns; s++) {
+		if (m->q[s] == 0)
+			continue;
+		for (int s2 = s; s2 < m->ns; s2++) {
+			double c[3][2 * PMAX - 1], acc = 0;
+			int d0[3];
+
+			if (m->q[s2] == 0)
+				continue;
+			for (int d = 0; d < 3; d++) {
+				d0[d] = sv[s].base[d] - sv[s2].base[d];
+				for (int tt = -(p - 1); tt <= p - 1; tt++) {
+					double v = 0;
+
+					for (int a = 0; a < p; a++)
+						if (a + tt >= 0 && a + tt < p)
+							v += sv[s].w[d][a] *
+							    sv[s2].w[d][a + tt];
+					c[d][tt + p - 1] = v;
+				}
+			}
+			for (int t0 = 0; t0 < 2 * p - 1; t0++) {
+				int i0 = wrapi(d0[0] + t0 - (p - 1), n0);
+
+				for (int t1 = 0; t1 < 2 * p - 1; t1++) {
+					int i1 = wrapi(d0[1] + t1 - (p - 1), n1);
+					const double *row = mf->theta +
+					    ((size_t)i0 * n1 + i1) * n2;
+					double r = 0;
+
+					for (int t2 = 0; t2 < 2 * p - 1; t2++)
+						r += row[wrapi(d0[2] + t2 -
+						    (p - 1), n2)] * c[2][t2];
+					acc += c[0][t0] * c[1][t1] * r;
+				}
+			}
+			sum += (s == s2 ? 1 : 2) * m->q[s] * m->q[s2] * acc;
+		}
+	}
+	if (sv != sp)
+		free(sv);
+	*self = 0.5 * sum;
+	*cross = cr;
+}
+
+double
+fek_tpi_mol_energy(const struct fek_tpi_mol *m,
+    const struct fek_tpi_molframe *mf, const double *x, long del)
+{
+	double elj = 0, ec = 0, fi[3];
+
+	pairs(m, mf, x, del, &elj, &ec);
+	/* the molecule's excluded pairs and self terms */
+	for (int k = 0; k < m->nxp; k++) {
+		int a = m->xp[2 * k], b = m->xp[2 * k + 1];
+		double d[3], r2;
+
+		for (int c = 0; c < 3; c++)
+			d[c] = x[3 * a + c] - x[3 * b + c];
+		fek_box_minimage(&mf->box, d);
+		r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+		fek_mm_nb_excluded(&m->nb, m->q[a] * m->q[b], r2, d, &ec, fi);
+	}
+	/* pairs of its sites that are not excluded (none in a water
+	 * model), as md-gpu counts them */
+	for (int a = 0; a < m->ns; a++)
+		for (int b = a + 1; b < m->ns; b++) {
+			double d[3], r2;
+			int ex = 0;
+
+			for (int k = 0; k < m->nxp; k++)
+				ex |= m->xp[2 * k] == a && m->xp[2 * k + 1] == b;
+			if (ex)
+				continue;
+			for (int c = 0; c < 3; c++)
+				d[c] = x[3 * a + c] - x[3 * b + c];
+			fek_box_minimage(&mf->box, d);
+			r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+			if (r2 < m->rmax * m->rmax)
+				fek_mm_nb_pair(&m->nb, m->t->c6[m->type[a] *
+				    m->t->ntype + m->type[b]], m->t->c12[
+				    m->type[a] * m->t->ntype + m->type[b]],
+				    m->q[a] * m->q[b], r2, d, &elj, &ec, fi);
+		}
+	for (int s = 0; s < m->ns; s++)
+		ec += fek_mm_nb_self(&m->nb, m->q[s]);
+	if (m->pme) {
+		double self, cross;
+
+		reciprocal(m, mf, x, &self, &cross);
+		ec += m->nb.f * (del < 0 ? cross + self : cross - self);
+	}
+	return elj + ec + (del < 0 ? mf->du_ins : mf->du_del);
+}

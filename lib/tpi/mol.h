@@ -1,0 +1,124 @@
+/*
+ * mol.h - test insertions and test deletions of a rigid molecule (tpi-gpu
+ * --top, issue 27) in stored frames of a molecular system that a GROMACS
+ * topology describes: Daly, Benziger, Debenedetti and Panagiotopoulos,
+ * Comput. Phys. Commun. 183, 2054 (2012), Algorithm 1, with the energies
+ * of lib/mm (md-gpu --top): Lennard-Jones per type pair within rvdw, the
+ * real-space Ewald Coulomb within rcoulomb (or a reaction field), the
+ * dispersion correction, and smooth PME (Essmann et al., J. Chem. Phys.
+ * 103, 8577 (1995)) for the reciprocal part.
+ *
+ * The energy of a move is u = U(N+1) - U(N) (insertion) or U(N) - U(N-1)
+ * (deletion of molecule k), U the system's energy as md-gpu --top --rerun
+ * computes it, less the bonded terms of the molecule (constant for a rigid
+ * one).  With PME, writing Q for the charges spread on the grid and
+ * theta for the grid kernel (E_rec = 1/2 Q theta Q):
+ *
+ *   insertion  u_rec = Q_m phi_N + 1/2 Q_m theta Q_m
+ *   deletion   u_rec = Q_k phi_N - 1/2 Q_k theta Q_k
+ *
+ * with phi_N = theta Q_N the frame's reciprocal potential on the grid,
+ * computed once a frame (FFTW), and the molecule's own term by the
+ * separable sum over pairs of its sites (mol.c), so that u equals the
+ * difference of two PME energies on the same grid to rounding; plus the
+ * molecule's real-space pairs with the frame, its excluded pairs'
+ * corrections and self terms, and the changes of the dispersion
+ * correction and of the neutralising background.
+ *
+ * The molecule inserted is a rigid copy of the topology's last molecule
+ * (or the last whose residue is --molecule), built from its settles
+ * (O, H, H at dOH, dHH) and virtual sites, with its centre of mass at a
+ * uniformly random point of the cell and a uniformly random orientation
+ * (Shoemake's quaternion); the deletions are of every molecule of the
+ * same kind (the same atoms, types and charges).  Insertion k of frame f
+ * depends on the seed, f and k only (Philox, as the particles' moves).
+ */
+#ifndef FEK_TPI_MOL_H
+#define FEK_TPI_MOL_H
+
+#include <stdint.h>
+
+#include "mm/mm.h"
+#include "mm/nonbonded_eval.h"
+#include "particles/trajin.h"
+#include "tpi/tpi.h"
+
+/* The system and the molecule moved. */
+struct fek_tpi_mol {
+	const struct fek_mm_top *t;
+	const struct fek_mm_opt *o;
+	struct fek_mm_nbpar nb;
+	double rmax;			/* the longer cut-off, nm */
+	int pme;			/* coulombtype PME */
+	/* the molecule: ns sites, those of t from first */
+	int ns;
+	long first;
+	double *tmpl;			/* ns x 3, nm, about its centre of
+					   mass */
+	double *q;			/* ns, e */
+	int *type;			/* ns */
+	int nxp;			/* its excluded pairs (sites) */
+	int *xp;			/* 2 nxp */
+	double qm;			/* its net charge */
+	char name[8];			/* its first atom's residue */
+	/* the molecules of its kind in the frames (deletions) */
+	long nkind;
+	long *kind;			/* their first atoms */
+	/* the dispersion correction's counts: atoms of each type in the
+	 * frame's system and in the molecule; excluded pairs and the sum
+	 * of their C6, in the system and in the molecule */
+	long *cnt, *mcnt;
+	double nexcl, c6excl, mnexcl, mc6excl;
+	double qsum;			/* the system's net charge */
+	/* PME: made on the first frame, its grid kept (as a rerun) */
+	struct fek_mm_pme *p;
+	int n[3], order;
+};
+
+/* One frame made ready: its atoms sorted by cell, the reciprocal
+ * potential and kernel of its cell, the constant parts of the moves. */
+struct fek_tpi_molframe {
+	struct fek_box box;
+	double V;
+	long n;
+	int nc[3];			/* cells along a, b, c */
+	long *cstart;			/* nc0 nc1 nc2 + 1 */
+	double *x;			/* n x 3, sorted by cell */
+	int *atom;			/* their indices in the frame */
+	double *xf;			/* n x 3, the frame's order */
+	double *phi, *theta;		/* PME grids (n0 n1 n2 each) */
+	double du_ins, du_del;		/* dispersion correction and
+					   background changes, kJ/mol */
+	long cap, capcell, capgrid;
+};
+
+/* The molecule of t to move (name: a residue name, or NULL for the last
+ * molecule) under options o.  -1 with fek_seterr(65) when it has atoms
+ * that neither a settle nor a virtual site places (only rigid water
+ * models can be inserted), when it is missing, or when o's electrostatics
+ * are not PME, reaction field or cut-off. */
+int	fek_tpi_mol_new(struct fek_tpi_mol *m, const struct fek_mm_top *t,
+	    const struct fek_mm_opt *o, const char *name);
+void	fek_tpi_mol_free(struct fek_tpi_mol *m);
+
+/* Frame fr made ready (what names it in messages): -1 with
+ * fek_seterr(65) for a wrong atom count or a box the cut-offs do not
+ * fit (fek_mm_box_check). */
+int	fek_tpi_mol_frame(struct fek_tpi_mol *m, struct fek_tpi_molframe *mf,
+	    const struct fek_frame *fr, const char *what);
+void	fek_tpi_mol_frame_free(struct fek_tpi_molframe *mf);
+
+/* Insertion k of frame fid: the molecule's sites into x (ns x 3, nm). */
+void	fek_tpi_mol_place(const struct fek_tpi_mol *m, const struct fek_box *b,
+	    uint64_t key, uint64_t fid, uint64_t k, double *x);
+/* u (kJ/mol) of the molecule at x (ns x 3): inserted (del < 0), or the
+ * frame's molecule whose first atom is del, deleted. */
+double	fek_tpi_mol_energy(const struct fek_tpi_mol *m,
+	    const struct fek_tpi_molframe *mf, const double *x, long del);
+
+/* One frame's moves on the CPU (OpenMP): fek_tpi_cpu's contract. */
+int	fek_tpi_mol_cpu(const struct fek_tpi_mol *m,
+	    const struct fek_tpi_molframe *mf, const struct fek_tpi_par *par,
+	    uint64_t fid, struct fek_tpi_result *res);
+
+#endif

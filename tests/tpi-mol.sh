@@ -1,0 +1,137 @@
+# tests/tpi-mol.sh - tpi-gpu --top: rigid water molecules inserted into
+# and deleted from frames of a molecular system (issue 27).  The known
+# answer is the definition of a move's energy, u = U(N+1) - U(N) and
+# U(N) - U(N-1), with U from md-gpu --top --rerun (itself checked against
+# GROMACS in tests/mm-gmx.sh) on the very configurations:
+# tests/tpi-mol-check writes the frame with insertion k added and with a
+# molecule taken away, in full precision, and the topology's molecule
+# count is changed by one.  Two water models (SPC/E: three sites, LB
+# combination; OPLS-AA TIP4P: a virtual site, geometric combination)
+# and three sets of options (PME with potential-shift and EnerPres; PME
+# of order 6 with plain cut-offs and Ener; reaction field without the
+# dispersion correction).  Then the template's geometry, the moves'
+# independence of threads and runs, and bad input.
+. "$(dirname "$0")/lib.sh"
+
+GMXTOP=/usr/share/gromacs/top
+if [ ! -f "$GMXTOP/spc216.gro" ] || [ ! -f "$GMXTOP/tip4p.gro" ] ||
+    [ ! -f "$GMXTOP/oplsaa.ff/tip4p.itp" ]; then
+	skip tpi-mol "no GROMACS data ($GMXTOP: scripts/install-deps check)"
+	exit 0
+fi
+CHECK=$TOP/tests/tpi-mol-check
+[ -x "$CHECK" ] || { fail tpi-mol "$CHECK not built (make check builds it)"; exit 0; }
+KT=$(awk 'BEGIN { printf "%.17g", 0.00831446261815324 * 300 }')
+
+cp "$GMXTOP/spc216.gro" "$GMXTOP/tip4p.gro" .
+cp "$TOP/testdata/mm/spce216.top" .
+printf '#include "oplsaa.ff/forcefield.itp"\n#include "oplsaa.ff/tip4p.itp"\n[ system ]\nTIP4P\n[ molecules ]\nSOL 216\n' > tip4p.top
+cat > pme.mdp <<'EOF'
+coulombtype = PME
+rcoulomb = 0.9
+rvdw = 0.9
+DispCorr = EnerPres
+fourierspacing = 0.12
+pme-order = 4
+ewald-rtol = 1e-5
+EOF
+cat > pme6.mdp <<'EOF'
+coulombtype = PME
+coulomb-modifier = None
+vdw-modifier = None
+rcoulomb = 0.9
+rvdw = 0.85
+DispCorr = Ener
+fourierspacing = 0.1
+pme-order = 6
+ewald-rtol = 1e-6
+EOF
+cat > rf.mdp <<'EOF'
+coulombtype = Reaction-Field
+epsilon-rf = 78
+rcoulomb = 0.9
+rvdw = 0.9
+DispCorr = no
+EOF
+
+# top with its last [ molecules ] count changed by $2
+count() {
+	awk -v d="$2" '{ l[NR] = $0 } /^[ \t]*[A-Za-z]/ && m { last = NR }
+	    /\[ *molecules *\]/ { m = 1 }
+	    END { for (i = 1; i <= NR; i++) {
+		if (i == last) { split(l[i], f); print f[1], f[2] + d }
+		else print l[i] } }' "$1"
+}
+# the potential (last column) of md-gpu --rerun's one row
+pot() {
+	md-gpu -T --top "$1" --mdp "$2" --rerun "$3" | awk '!/^#/ { print $NF }'
+}
+
+# exact NAME TOP MDP GRO SEED K D: insertion K and deletion D of frame 0
+exact() {
+	local n=$1 top=$2 mdp=$3 gro=$4 seed=$5 k=$6 d=$7 e0 e1 em ui ud
+	count "$top" 1 > "$n.p1.top" && count "$top" -1 > "$n.m1.top" &&
+	    "$CHECK" "$top" "$mdp" "$gro" "$seed" 0 "$k" "$d" "$n.n.gro" \
+	    "$n.ins.gro" "$n.del.gro" > "$n.dist" || {
+		fail "$n" "tpi-mol-check failed"
+		return
+	}
+	e0=$(pot "$top" "$mdp" "$n.n.gro")
+	e1=$(pot "$n.p1.top" "$mdp" "$n.ins.gro")
+	em=$(pot "$n.m1.top" "$mdp" "$n.del.gro")
+	t "$n-run" 0 "tpi-gpu -T --top $top --mdp $mdp -t 300 -E -n $((k + 1)) -s $seed $n.n.gro > $n.raw"
+	ui=$(awk -v k="$k" '/^# *KIND insertions/ { s = 1; i = 0 }
+	    /^# *KIND deletions/ { s = 0 } !/^#/ && s { if (i++ == k) print $2 }' "$n.raw")
+	ud=$(awk -v d="$d" '/^# *KIND deletions/ { s = 1; i = 0 }
+	    !/^#/ && s { if (i++ == d) print $2 }' "$n.raw")
+	# u (kJ/mol) = beta u kT against the difference of two reruns, to
+	# 1e-7 of |u| (rounding of totals of ~1e4 kJ/mol)
+	near "$n-ins" "$(awk -v b="$ui" -v kt="$KT" 'BEGIN { printf "%.12g", b * kt }')" \
+	    "$(awk -v a="$e1" -v b="$e0" 'BEGIN { printf "%.12g", a - b }')" \
+	    "$(awk -v a="$e1" -v b="$e0" 'BEGIN { d = a - b; if (d < 0) d = -d; printf "%.3g", 1e-7 * d + 1e-9 }')"
+	near "$n-del" "$(awk -v b="$ud" -v kt="$KT" 'BEGIN { printf "%.12g", b * kt }')" \
+	    "$(awk -v a="$e0" -v b="$em" 'BEGIN { printf "%.12g", a - b }')" \
+	    "$(awk -v a="$e0" -v b="$em" 'BEGIN { d = a - b; if (d < 0) d = -d; printf "%.3g", 1e-7 * d + 1e-9 }')"
+}
+
+exact spce-pme spce216.top pme.mdp spc216.gro 7 3 5
+exact spce-pme-k0 spce216.top pme.mdp spc216.gro 11 0 200
+exact spce-pme6 spce216.top pme6.mdp spc216.gro 7 2 17
+exact spce-rf spce216.top rf.mdp spc216.gro 3 1 0
+exact tip4p-pme tip4p.top pme.mdp tip4p.gro 5 4 9
+exact tip4p-pme6 tip4p.top pme6.mdp tip4p.gro 9 1 215
+exact tip4p-rf tip4p.top rf.mdp tip4p.gro 2 0 100
+
+# the inserted molecule is the settle's and the virtual site's: O-H
+# 0.09572, H-H 0.15139 nm (OPLS-AA's TIP4P), O-M 0.015 nm
+near tip4p-oh "$(awk '$2 == "OW" && $3 == "HW1" { print $4 }' tip4p-pme.dist)" 0.09572 1e-9
+near tip4p-hh "$(awk '$2 == "HW1" && $3 == "HW2" { print $4 }' tip4p-pme.dist)" 0.15139 1e-9
+near tip4p-om "$(awk '$2 == "OW" && $3 == "MW" { print $4 }' tip4p-pme.dist)" 0.015 1e-6
+near spce-oh "$(awk '$2 == "OW" && $3 == "HW2" { print $4 }' spce-pme.dist)" 0.1 1e-12
+
+# the same moves whatever the threads; -s changes them
+T="tpi-gpu --top tip4p.top --mdp pme.mdp -t 300 -n 3000"
+t threads1 0 "OMP_NUM_THREADS=1 $T tip4p.gro > t1.fek"
+t threads2 0 "OMP_NUM_THREADS=2 $T tip4p.gro > t2.fek"
+t threads-same 0 "cmp t1.fek t2.fek"
+t seed2 0 "$T -s 2 tip4p.gro > s2.fek"
+t seed-differs 0 "! cmp -s t1.fek s2.fek"
+t barsolve 0 "bar-solve -n 0 t1.fek > bs.txt"
+
+# bad input: one line, the documented status
+t top-no-file 66 "tpi-gpu --top nonexistent.top tip4p.gro"
+t top-gpu 69 "tpi-gpu -d gpu --top tip4p.top tip4p.gro"
+says top-gpu 'CPU only'
+t_usage top-lj "tpi-gpu --top tip4p.top --lj 1:1 tip4p.gro"
+t_usage mdp-alone "tpi-gpu --mdp pme.mdp tip4p.gro"
+t top-count 65 "tpi-gpu --top spce216.top --mdp pme.mdp -t 300 tip4p.gro"
+says top-count '864 atoms, but the topology has 648'
+t top-molecule 64 "tpi-gpu --top spce216.top --molecule NA -t 300 spc216.gro"
+says top-molecule 'no molecule of the topology has that residue name'
+printf '[ defaults ]\n1 2 no 1 1\n[ atomtypes ]\nC 6 12.011 0 A 0.3 0.4\n[ moleculetype ]\nM 1\n[ atoms ]\n1 C 1 MET C 1 0\n2 C 1 MET C 1 0\n[ bonds ]\n1 2 1 0.15 1000\n[ system ]\nx\n[ molecules ]\nM 1\n' > flex.top
+t top-flexible 65 "tpi-gpu --top flex.top -t 300 spc216.gro"
+says top-flexible 'only rigid water models'
+printf 'x\n3\n    1SOL     OW    1   0.000   0.000   0.000\n    1SOL    HW1    2   0.100   0.000   0.000\n    1SOL    HW2    3   0.000   0.100   0.000\n   1.0 1.0 1.0\n' > small.gro
+count spce216.top -215 > one.top
+t top-small-box 65 "tpi-gpu --top one.top --mdp pme.mdp -t 300 -n 1 small.gro"
+says top-small-box 'less than twice the cut-off'
