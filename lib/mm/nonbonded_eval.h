@@ -77,6 +77,32 @@ fek_mm_nb_pair(const struct fek_mm_nbpar *p, double c6, double c12,
 		fi[k] = fs * d[k];
 }
 
+/* fek_mm_nb_pair's energies alone (test insertions, lib/tpi/mol.c):
+ * the same arithmetic for them, no force. */
+FEK_HD void
+fek_mm_nb_pair_energy(const struct fek_mm_nbpar *p, double c6, double c12,
+    double qq, double r2, double *elj, double *ec)
+{
+	double rinv = 1 / sqrt(r2), rinv2 = rinv * rinv;
+
+	if (r2 < p->rv2 && (c6 != 0 || c12 != 0)) {
+		double ir6 = rinv2 * rinv2 * rinv2, ir12 = ir6 * ir6;
+
+		*elj += c12 * ir12 - c6 * ir6;
+		if (p->vdw_shift)
+			*elj -= c12 * p->rv12inv - c6 * p->rv6inv;
+	}
+	if (r2 < p->rc2 && qq != 0) {
+		double r = r2 * rinv;
+
+		if (p->coul == FEK_MM_COUL_PME)
+			*ec += p->f * qq * (erfc(p->beta * r) * rinv -
+			    p->sh_ewald);
+		else
+			*ec += p->f * qq * (rinv + p->krf * r2 - p->crf);
+	}
+}
+
 /* An excluded pair's correction: what the reciprocal sum (PME) or the
  * reaction field (RF) still gives it; energy added to *ec, force on i
  * into fi. */

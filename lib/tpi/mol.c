@@ -32,6 +32,7 @@
 #include "tpi/mol.h"
 
 #define PMAX FEK_PME_ORDER_MAX
+#define SUB 2		/* cells at least rmax / SUB wide */
 
 /* The template from the molecule's settle and virtual sites, about its
  * centre of mass. */
@@ -274,7 +275,7 @@ fek_tpi_mol_frame(struct fek_tpi_mol *m, struct fek_tpi_molframe *mf,
 	mf->n = fr->n;
 	fek_box_widths(b, w);
 	for (int d = 0; d < 3; d++) {
-		mf->nc[d] = (int)floor(w[d] / m->rmax);
+		mf->nc[d] = (int)floor(SUB * w[d] / m->rmax);
 		if (mf->nc[d] < 1)
 			mf->nc[d] = 1;
 		if (mf->nc[d] > 1024)
@@ -432,21 +433,21 @@ pairs(const struct fek_tpi_mol *m, const struct fek_tpi_molframe *mf,
 	const double rmax2 = m->rmax * m->rmax;
 
 	for (int s = 0; s < m->ns; s++) {
-		double r[3], sf[3], fi[3];
-		int c[3], nb[3][3], nn[3];
+		double r[3], sf[3];
+		int c[3], nb[3][2 * SUB + 1], nn[3];
 		const double *c6 = t->c6 + (size_t)m->type[s] * t->ntype;
 		const double *c12 = t->c12 + (size_t)m->type[s] * t->ntype;
 
 		memcpy(r, x + 3 * s, sizeof r);
 		fek_box_wrap(&mf->box, r);
 		fek_box_frac(&mf->box, r, sf);
-		/* the cells next to the site's, each once */
+		/* the cells within SUB of the site's, each once */
 		for (int d = 0; d < 3; d++) {
 			c[d] = (int)floor(sf[d] * mf->nc[d]);
 			c[d] = c[d] < 0 ? 0 : c[d] >= mf->nc[d] ?
 			    mf->nc[d] - 1 : c[d];
 			nn[d] = 0;
-			for (int o = -1; o <= 1; o++) {
+			for (int o = -SUB; o <= SUB; o++) {
 				int v = wrapi(c[d] + o, mf->nc[d]), dup = 0;
 
 				for (int k = 0; k < nn[d]; k++)
@@ -477,8 +478,8 @@ pairs(const struct fek_tpi_mol *m, const struct fek_tpi_molframe *mf,
 				if (r2 >= rmax2)
 					continue;
 				tj = t->type[j];
-				fek_mm_nb_pair(&m->nb, c6[tj], c12[tj],
-				    m->q[s] * t->q[j], r2, d, elj, ec, fi);
+				fek_mm_nb_pair_energy(&m->nb, c6[tj], c12[tj],
+				    m->q[s] * t->q[j], r2, elj, ec);
 			}
 		}
 	}
