@@ -3,8 +3,10 @@
 # mm-md.sh, mm-replicas.sh, gpu-mm.sh, gpu-mm-run.sh and
 # gpu-mm-replicas.sh, the GPU tests' systems (also scripts/mm-gpu-data),
 # the thermostats' statistics of an energy log for mm-md.sh and
-# gpu-mm-run.sh, and the reader of the C check programs' verdicts
-# (mm-bonded.sh, mm-constr.sh, mm-pme.sh, gpu-mm.sh).  Source it after
+# gpu-mm-run.sh, the reader of the C check programs' verdicts
+# (mm-bonded.sh, mm-constr.sh, mm-pme.sh, gpu-mm.sh), and the term by term
+# comparison of md-gpu --rerun with gmx mdrun -rerun (mm-gmx.sh,
+# mm-tip4p2005.sh).  Source it after
 # lib.sh.  The heavy atoms come from testdata/mm/ala2-heavy.pdb and gmx
 # pdb2gmx adds the hydrogens (-ignh).  Each builder prints a command
 # line for t (which runs it with sh -c in $TMP), so that every test keeps
@@ -129,4 +131,50 @@ check_prog() {
 	if [ "$rc" = 1 ] && ! grep -q '^FAIL' "$TMP/$name.out"; then
 		fail "$name-status" "exit 1 without a FAIL line"
 	fi
+}
+
+# ---- md-gpu --rerun against gmx mdrun -rerun (mm-gmx.sh, mm-tip4p2005.sh) ----
+# The caller sets GMX (gmx_d or gmx) and GMX_MAXBACKUP=-1.
+
+# gmx_energy NAME MDP TOP GRO: GROMACS's terms for GRO as "name value"
+# lines (spaces in names as '-') in NAME.gmx
+gmx_energy() {
+	local n=$1 mdp=$2 top=$3 gro=$4
+	$GMX grompp -f "$mdp" -c "$gro" -p "$top" -o "$n.tpr" -maxwarn 10 > "$n.grompp" 2>&1 &&
+	$GMX mdrun -s "$n.tpr" -rerun "$gro" -nt 1 -e "$n.edr" -g "$n.log" > "$n.mdrun" 2>&1 &&
+	{ printf '%s\n' Bond Angle U-B Proper-Dih. Per.-Imp.-Dih. Ryckaert-Bell. \
+	    Improper-Dih. LJ-14 Coulomb-14 LJ-\(SR\) Disper.-corr. Coulomb-\(SR\) \
+	    Coul.-recip. Potential | $GMX energy -f "$n.edr" -o "$n.xvg" > "$n.energy" 2>&1; } &&
+	awk '/^@ s[0-9]+ legend/ { s = $0; sub(/^[^"]*"/, "", s); sub(/".*$/, "", s); gsub(/ /, "-", s); name[n++] = s }
+	    !/^[#@]/ { for (i = 2; i <= NF; i++) v[i - 2] = $i }
+	    END { for (i = 0; i < n; i++) print name[i], v[i] }' "$n.xvg" > "$n.gmx"
+}
+
+# ours NAME MDP TOP GRO: md-gpu's terms, the same "name value" lines
+ours() {
+	local n=$1 mdp=$2 top=$3 gro=$4
+	md-gpu -d cpu --top "$top" --mdp "$mdp" --rerun "$gro" -T > "$n.fek" &&
+	awk 'BEGIN { split("Bond Angle U-B Proper-Dih. Per.-Imp.-Dih. Ryckaert-Bell. Improper-Dih. LJ-14 Coulomb-14 LJ-(SR) Disper.-corr. Coulomb-(SR) Coul.-recip. Potential", nm, " ") }
+	    !/^#/ { for (i = 3; i <= NF; i++) print nm[i - 2], $i; exit }' "$n.fek" > "$n.ours"
+}
+
+# compare NAME: every term GROMACS reports, ours within the tolerance:
+# MM_TOL relative (default 1e-5; absolute where the term is below 1
+# kJ/mol), MM_TOL_RECIP for Coul. recip. and Potential (default 1e-4)
+compare() {
+	local n=$1 line term g o tol
+	while read -r term g; do
+		o=$(awk -v t="$term" '$1 == t { print $2 }' "$n.ours")
+		if [ -z "$o" ]; then
+			fail "$n-$term" "GROMACS reports $term = $g, md-gpu no such term"
+			continue
+		fi
+		tol=${MM_TOL:-1e-5}
+		case $term in Coul.-recip.|Potential) tol=${MM_TOL_RECIP:-1e-4} ;; esac
+		line=$(awk -v g="$g" -v o="$o" -v tol="$tol" 'BEGIN {
+		    d = o - g; if (d < 0) d = -d; a = g < 0 ? -g : g
+		    printf "%.3g %s", d / (a > 1 ? a : 1), (d / (a > 1 ? a : 1) <= tol) ? "ok" : "bad" }')
+		echo "$n: $term GROMACS $g md-gpu $o (rel. diff ${line% *})"
+		le "$n-$term" "${line% *}" "$tol"
+	done < "$n.gmx"
 }

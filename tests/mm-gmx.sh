@@ -28,45 +28,7 @@ GMX_MAXBACKUP=-1
 export GMX_MAXBACKUP
 echo "mm-gmx: $($GMX --version 2>/dev/null | awk '/^GROMACS version/ { v = $3 } /^Precision/ { p = $2 } END { print "GROMACS", v, p }')"
 
-# gmx_energy NAME MDP TOP GRO: GROMACS's terms for GRO as "name value"
-# lines (spaces in names as '-') in NAME.gmx
-gmx_energy() {
-	local n=$1 mdp=$2 top=$3 gro=$4
-	$GMX grompp -f "$mdp" -c "$gro" -p "$top" -o "$n.tpr" -maxwarn 10 > "$n.grompp" 2>&1 &&
-	$GMX mdrun -s "$n.tpr" -rerun "$gro" -nt 1 -e "$n.edr" -g "$n.log" > "$n.mdrun" 2>&1 &&
-	{ printf '%s\n' Bond Angle U-B Proper-Dih. Per.-Imp.-Dih. Ryckaert-Bell. \
-	    Improper-Dih. LJ-14 Coulomb-14 LJ-\(SR\) Disper.-corr. Coulomb-\(SR\) \
-	    Coul.-recip. Potential | $GMX energy -f "$n.edr" -o "$n.xvg" > "$n.energy" 2>&1; } &&
-	awk '/^@ s[0-9]+ legend/ { s = $0; sub(/^[^"]*"/, "", s); sub(/".*$/, "", s); gsub(/ /, "-", s); name[n++] = s }
-	    !/^[#@]/ { for (i = 2; i <= NF; i++) v[i - 2] = $i }
-	    END { for (i = 0; i < n; i++) print name[i], v[i] }' "$n.xvg" > "$n.gmx"
-}
-
-# ours NAME MDP TOP GRO: md-gpu's terms, the same "name value" lines
-ours() {
-	local n=$1 mdp=$2 top=$3 gro=$4
-	md-gpu -d cpu --top "$top" --mdp "$mdp" --rerun "$gro" -T > "$n.fek" &&
-	awk 'BEGIN { split("Bond Angle U-B Proper-Dih. Per.-Imp.-Dih. Ryckaert-Bell. Improper-Dih. LJ-14 Coulomb-14 LJ-(SR) Disper.-corr. Coulomb-(SR) Coul.-recip. Potential", nm, " ") }
-	    !/^#/ { for (i = 3; i <= NF; i++) print nm[i - 2], $i; exit }' "$n.fek" > "$n.ours"
-}
-
-# compare NAME: every term GROMACS reports, ours within the tolerance
-compare() {
-	local n=$1 line term g o
-	while read -r term g; do
-		o=$(awk -v t="$term" '$1 == t { print $2 }' "$n.ours")
-		if [ -z "$o" ]; then
-			fail "$n-$term" "GROMACS reports $term = $g, md-gpu no such term"
-			continue
-		fi
-		line=$(awk -v g="$g" -v o="$o" -v t="$term" 'BEGIN {
-		    tol = (t == "Coul.-recip." || t == "Potential") ? 1e-4 : 1e-5
-		    d = o - g; if (d < 0) d = -d; a = g < 0 ? -g : g
-		    printf "%.3g %s", d / (a > 1 ? a : 1), (d / (a > 1 ? a : 1) <= tol) ? "ok" : "bad" }')
-		echo "$n: $term GROMACS $g md-gpu $o (rel. diff ${line% *})"
-		le "$n-$term" "${line% *}" "$(case $term in Coul.-recip.|Potential) echo 1e-4 ;; *) echo 1e-5 ;; esac)"
-	done < "$n.gmx"
-}
+# gmx_energy, ours and compare: tests/lib-mm.sh
 
 # ---- inputs --------------------------------------------------------------------------
 t ala2-pdb2gmx 0 "$(ala2_pdb2gmx $GMX ala2-raw.gro ala2.top)"
