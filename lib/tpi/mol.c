@@ -286,9 +286,13 @@ fek_tpi_mol_frame(struct fek_tpi_mol *m, struct fek_tpi_molframe *mf,
 		free(mf->x);
 		free(mf->xf);
 		free(mf->atom);
+		free(mf->type);
+		free(mf->q);
 		mf->x = fek_alloc(3 * (size_t)mf->n, sizeof *mf->x);
 		mf->xf = fek_alloc(3 * (size_t)mf->n, sizeof *mf->xf);
 		mf->atom = fek_alloc(mf->n, sizeof *mf->atom);
+		mf->type = fek_alloc(mf->n, sizeof *mf->type);
+		mf->q = fek_alloc(mf->n, sizeof *mf->q);
 		mf->cap = mf->n;
 	}
 	if (ncell + 1 > mf->capcell) {
@@ -326,6 +330,8 @@ fek_tpi_mol_frame(struct fek_tpi_mol *m, struct fek_tpi_molframe *mf,
 
 			memcpy(mf->x + 3 * k, fr->x + 3 * i, 3 * sizeof *mf->x);
 			mf->atom[k] = (int)i;
+			mf->type[k] = t->type[i];
+			mf->q[k] = t->q[i];
 		}
 		free(at);
 	}
@@ -378,6 +384,8 @@ fek_tpi_mol_frame_free(struct fek_tpi_molframe *mf)
 	free(mf->x);
 	free(mf->xf);
 	free(mf->atom);
+	free(mf->type);
+	free(mf->q);
 	free(mf->phi);
 	free(mf->theta);
 	memset(mf, 0, sizeof *mf);
@@ -438,6 +446,8 @@ pairs(const struct fek_tpi_mol *m, const struct fek_tpi_molframe *mf,
 		const double *c6 = t->c6 + (size_t)m->type[s] * t->ntype;
 		const double *c12 = t->c12 + (size_t)m->type[s] * t->ntype;
 
+		int qs = m->q[s] != 0;
+
 		memcpy(r, x + 3 * s, sizeof r);
 		fek_box_wrap(&mf->box, r);
 		fek_box_frac(&mf->box, r, sf);
@@ -465,9 +475,13 @@ pairs(const struct fek_tpi_mol *m, const struct fek_tpi_molframe *mf,
 			for (long k = mf->cstart[cc]; k < mf->cstart[cc + 1];
 			    k++) {
 				long j = mf->atom[k];
+				int tj = mf->type[k];
 				double d[3], r2;
-				int tj;
 
+				/* pairs with neither LJ nor charges */
+				if (!(c6[tj] != 0 || c12[tj] != 0 ||
+				    (qs && mf->q[k] != 0)))
+					continue;
 				if (del >= 0 && j >= del && j < del + m->ns)
 					continue;
 				d[0] = x[3 * s] - mf->x[3 * k];
@@ -477,9 +491,8 @@ pairs(const struct fek_tpi_mol *m, const struct fek_tpi_molframe *mf,
 				r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
 				if (r2 >= rmax2)
 					continue;
-				tj = t->type[j];
 				fek_mm_nb_pair_energy(&m->nb, c6[tj], c12[tj],
-				    m->q[s] * t->q[j], r2, elj, ec);
+				    m->q[s] * mf->q[k], r2, elj, ec);
 			}
 		}
 	}

@@ -85,6 +85,8 @@ struct fek_tpi_molframe {
 	long *cstart;			/* nc0 nc1 nc2 + 1 */
 	double *x;			/* n x 3, sorted by cell */
 	int *atom;			/* their indices in the frame */
+	int *type;			/* their LJ types */
+	double *q;			/* their charges */
 	double *xf;			/* n x 3, the frame's order */
 	double *phi, *theta;		/* PME grids (n0 n1 n2 each) */
 	double du_ins, du_del;		/* dispersion correction and
