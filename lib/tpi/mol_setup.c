@@ -80,7 +80,7 @@ fek_tpi_mol_run_start(struct fek_tpi_run *run,
 	fek_hdr_add(k, "TEMP", "%.17g", run->temp);
 	fek_hdr_add(k, "UNITS", "gmx");
 	fek_hdr_add(k, "INSERT", "molecule %s %d", ms->m.name, ms->m.ns);
-	fek_hdr_add(k, "TOPOLOGY", "%s", ms->top);
+	fek_hdr_add(k, "SYSTEM", "%s", ms->t.system[0] ? ms->t.system : "-");
 	fek_hdr_add(k, "COULOMB", "%s rc %.17g", o->coulombtype ==
 	    FEK_MM_COUL_PME ? "pme" : o->coulombtype == FEK_MM_COUL_RF ?
 	    "reaction-field" : "cut-off", o->rcoulomb);
