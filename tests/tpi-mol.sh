@@ -5,7 +5,8 @@
 # GROMACS in tests/mm-gmx.sh) on the very configurations:
 # tests/tpi-mol-check writes the frame with insertion k added and with a
 # molecule taken away, in full precision, and the topology's molecule
-# count is changed by one.  Two water models (SPC/E: three sites, LB
+# count is changed by one.  Three water models (TIP4P/2005 of testdata/mm
+# at its SRSW options, rc half the box; SPC/E: three sites, LB
 # combination; OPLS-AA TIP4P: a virtual site, geometric combination)
 # and three sets of options (PME with potential-shift and EnerPres; PME
 # of order 6 with plain cut-offs and Ener; reaction field without the
@@ -13,18 +14,10 @@
 # independence of threads and runs, and bad input.
 . "$(dirname "$0")/lib.sh"
 
-GMXTOP=/usr/share/gromacs/top
-if [ ! -f "$GMXTOP/spc216.gro" ] || [ ! -f "$GMXTOP/tip4p.gro" ] ||
-    [ ! -f "$GMXTOP/oplsaa.ff/tip4p.itp" ]; then
-	skip tpi-mol "no GROMACS data ($GMXTOP: scripts/install-deps check)"
-	exit 0
-fi
 CHECK=$TOP/tests/tpi-mol-check
 [ -x "$CHECK" ] || { fail tpi-mol "$CHECK not built (make check builds it)"; exit 0; }
 KT=$(awk 'BEGIN { printf "%.17g", 0.00831446261815324 * 300 }')
-
-cp "$GMXTOP/spc216.gro" "$GMXTOP/tip4p.gro" .
-cp "$TOP/testdata/mm/spce216.top" .
+cp "$TOP"/testdata/mm/tip4p2005* .
 printf '#include "oplsaa.ff/forcefield.itp"\n#include "oplsaa.ff/tip4p.itp"\n[ system ]\nTIP4P\n[ molecules ]\nSOL 216\n' > tip4p.top
 cat > pme.mdp <<'EOF'
 coulombtype = PME
@@ -94,6 +87,23 @@ exact() {
 	    "$(awk -v a="$e0" -v b="$em" 'BEGIN { d = a - b; if (d < 0) d = -d; printf "%.3g", 1e-7 * d + 1e-9 }')"
 }
 
+# TIP4P/2005 (testdata/mm: the model and the SRSW options, rc = L/2)
+exact tip4p2005 tip4p2005.top tip4p2005.mdp tip4p2005-267.gro 13 6 266
+exact tip4p2005-rf tip4p2005.top rf.mdp tip4p2005-267.gro 4 2 0
+# the inserted molecule: the settle's O-H 0.09572 and H-H 0.15139007 nm,
+# M 0.01546 nm from O (Abascal and Vega 2005)
+near tip4p2005-oh "$(awk '$2 == "OW" && $3 == "HW1" { print $4 }' tip4p2005.dist)" 0.09572 1e-12
+near tip4p2005-hh "$(awk '$2 == "HW1" && $3 == "HW2" { print $4 }' tip4p2005.dist)" 0.15139007 1e-12
+near tip4p2005-om "$(awk '$2 == "OW" && $3 == "MW" { print $4 }' tip4p2005.dist)" 0.01546 1e-8
+
+GMXTOP=/usr/share/gromacs/top
+if [ ! -f "$GMXTOP/spc216.gro" ] || [ ! -f "$GMXTOP/tip4p.gro" ] ||
+    [ ! -f "$GMXTOP/oplsaa.ff/tip4p.itp" ]; then
+	skip tpi-mol-gmx "no GROMACS data ($GMXTOP: scripts/install-deps check)"
+	exit 0
+fi
+cp "$GMXTOP/spc216.gro" "$GMXTOP/tip4p.gro" .
+cp "$TOP/testdata/mm/spce216.top" .
 exact spce-pme spce216.top pme.mdp spc216.gro 7 3 5
 exact spce-pme-k0 spce216.top pme.mdp spc216.gro 11 0 200
 exact spce-pme6 spce216.top pme6.mdp spc216.gro 7 2 17
