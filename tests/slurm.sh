@@ -179,7 +179,8 @@ le slurm-chain-rmsd-0.2 "$(awk '$1 == "RMSD" { print $2 }' rmsd.out)" 0.2
 
 # the pipelines themselves (scratch copies, tests/lib-pipeline.sh) in two
 # shards through LAUNCH=slurm against one run: wham-butane-1d over
-# windows (the samples and the PMF), milestoning-1d over milestones (at
+# windows (the samples and the PMF), lj-widom over frames (tpi-gpu's
+# output), milestoning-1d over milestones (at
 # R = 4000 a milestone: the kernel and the kinetics; the records come a
 # section a shard); PROV aside
 . "$TOP/tests/lib-pipeline.sh"
@@ -206,3 +207,11 @@ t slurm-milestoning-one 0 "$PM O=$TMP/m1 $TMP/m1/kinetics.txt > /dev/null"
 t slurm-milestoning 0 "$PM O=$TMP/m2 SHARDS=2 LAUNCH=slurm $TMP/m2/kinetics.txt > /dev/null"
 same_runs slurm-milestoning m1 m2 kernel.fek kinetics.txt
 t slurm-milestoning-records 0 "$TOP/scripts/fek-samerows m1/records.fek m2/records.fek"
+# lj-widom over frames (tpi-gpu a shard; scripts/fek-split), the frames
+# of one MD run copied (times kept) so that only tpi-gpu runs again
+pipeline_copy lj-widom
+PL="make -s --no-print-directory -C fek/pipelines/lj-widom LATTICE=fcc:4 MELT=200 EQUIL=400 EVERY=50 FRAMES=6 INS=2000"
+t slurm-ljwidom-one 0 "$PL OUT=$TMP/l1 $TMP/l1/tpi.txt > /dev/null"
+t slurm-ljwidom 0 "mkdir -p l2 && cp -p l1/melt.fek l1/equil.fek l1/frames.fek l2/ && $PL OUT=$TMP/l2 SHARDS=2 LAUNCH=slurm $TMP/l2/tpi.txt > /dev/null"
+ok slurm-ljwidom-sharded test -s l2/frames.1.fek
+same_runs slurm-ljwidom l1 l2 tpi.txt
