@@ -81,9 +81,10 @@ fek_tpi_mol_run_start(struct fek_tpi_run *run,
 	fek_hdr_add(k, "UNITS", "gmx");
 	fek_hdr_add(k, "INSERT", "molecule %s %d", ms->m.name, ms->m.ns);
 	fek_hdr_add(k, "SYSTEM", "%s", ms->t.system[0] ? ms->t.system : "-");
-	fek_hdr_add(k, "COULOMB", "%s rc %.17g", o->coulombtype ==
+	fek_hdr_add(k, "COULOMB", "%s rc %.17g %s", o->coulombtype ==
 	    FEK_MM_COUL_PME ? "pme" : o->coulombtype == FEK_MM_COUL_RF ?
-	    "reaction-field" : "cut-off", o->rcoulomb);
+	    "reaction-field" : "cut-off", o->rcoulomb, o->coul_shift &&
+	    o->coulombtype == FEK_MM_COUL_PME ? "potential-shift" : "none");
 	fek_hdr_add(k, "VDW", "rc %.17g %s", o->rvdw, o->vdw_shift ?
 	    "potential-shift" : "none");
 	fek_hdr_add(k, "TAIL", "%s", par->tail ? "yes" : "no");
