@@ -74,16 +74,84 @@ room(char **buf, size_t *cap, size_t n)
 	return 0;
 }
 
+/*
+ * The bytes stdio has read ahead for fp and not yet handed out, at *p.
+ * glibc's getc_unlocked(3) is a macro that takes a byte at fp->_IO_read_ptr
+ * while that is below fp->_IO_read_end, and calls __uflow to refill
+ * otherwise (__getc_unlocked_body, <bits/types/struct_FILE.h>): fek_getline
+ * takes whole runs of those bytes at once, finding the newline with memchr
+ * as getline(3) does, where getc_unlocked would take them one by one, and
+ * calls getc_unlocked itself for the byte that refills.  The bytes taken,
+ * and so what is left in the stream, are the same.  Elsewhere none are
+ * seen here, and every byte goes through getc_unlocked.
+ */
+static size_t
+readahead(FILE *fp, const char **p)
+{
+#ifdef __getc_unlocked_body
+	if (fp->_IO_read_ptr < fp->_IO_read_end) {
+		*p = fp->_IO_read_ptr;
+		return (size_t)(fp->_IO_read_end - fp->_IO_read_ptr);
+	}
+#else
+	(void)fp;
+#endif
+	*p = NULL;
+	return 0;
+}
+
+static void
+take(FILE *fp, size_t k)
+{
+#ifdef __getc_unlocked_body
+	fp->_IO_read_ptr += k;
+#else
+	(void)fp;
+	(void)k;
+#endif
+}
+
 ssize_t
 fek_getline(char **buf, size_t *cap, FILE *fp, size_t max)
 {
-	size_t n = 0;
+	const char *p, *nl;
+	size_t n = 0, k;
 	int c, nul = 0;
 
 	if (room(buf, cap, 0) < 0)
 		return FEK_LINE_NOMEM;
 	flockfile(fp);
 	for (;;) {
+		/* the run of buffered bytes: up to the newline, at most up
+		 * to the first byte past the bound */
+		if ((k = readahead(fp, &p)) > 0) {
+			if (k - 1 > max - n)
+				k = max - n + 1;
+			nl = memchr(p, '\n', k);
+			if (nl != NULL)
+				k = (size_t)(nl - p);
+			else if (k > max - n) {
+				take(fp, k);
+				funlockfile(fp);
+				return FEK_LINE_LONG;
+			}
+			if (room(buf, cap, n + k) < 0) {
+				funlockfile(fp);
+				return FEK_LINE_NOMEM;
+			}
+			if (!nul && memchr(p, '\0', k) != NULL)
+				nul = 1;
+			memcpy(*buf + n, p, k);
+			n += k;
+			if (nl != NULL) {
+				take(fp, k + 1);
+				c = '\n';
+				break;
+			}
+			take(fp, k);
+			continue;
+		}
+		/* the buffer empty: one byte, which refills it */
 		c = getc_unlocked(fp);
 		if (c == EOF || c == '\n')
 			break;
