@@ -57,3 +57,31 @@ same_noprov = cmp -s <(grep -avE '^\#?PROV ' $(1)) <(grep -avE '^\#?PROV ' $(2))
 # recipe that starts with $(NOPLOT) prints one line and succeeds.
 GNUPLOT ?= gnuplot
 NOPLOT = command -v $(GNUPLOT) > /dev/null || { echo "$(@F): gnuplot not installed, plot skipped"; exit 0; }
+
+# $(call widom_check_small,FILES): the test-insertion pipelines'
+# check-small (lj-widom, water-widom) up to their own verdicts: the chain
+# at $(SMALL) into $(CS)/1 without gnuplot, its last lines the
+# BETA_MU_EX result and the two plots' skip notes; the plots; then
+# tpi-gpu's stage again in two shards over tests/ssh-shim from FILES of
+# the first run (times kept), the same bytes as one run (#PROV aside),
+# on both of the shim's hosts.  The recipe's next lines judge the result.
+define widom_check_small
+	@rm -rf $(CS) && mkdir -p $(CS)/1 $(CS)/2
+	@$(MAKE) --no-print-directory -s $(SMALL) OUT=$(CS)/1 GNUPLOT=no-gnuplot-$$$$ all > $(CS)/1.log 2>&1 || \
+	    { echo "check-small: the small chain failed: $$(tail -1 $(CS)/1.log)"; exit 1; }
+	@tail -3 $(CS)/1.log | awk 'NR == 1 && /^BETA_MU_EX / { ok++ } \
+	    NR == 2 && $$0 == "overlap.png: gnuplot not installed, plot skipped" { ok++ } \
+	    NR == 3 && $$0 == "convergence.png: gnuplot not installed, plot skipped" { ok++ } \
+	    END { exit ok != 3 }' || \
+	    { echo "check-small: not the result line and then the two skipped plots: $(CS)/1.log"; exit 1; }
+	@$(MAKE) --no-print-directory -s $(SMALL) OUT=$(CS)/1 plots > $(CS)/plots.log 2>&1 || \
+	    { echo "check-small: the plots failed: $$(tail -1 $(CS)/plots.log)"; exit 1; }
+	@(cd $(CS)/1 && cp -p $(1) ../2/) && \
+	FEK_SSH_LOG=$(abspath $(CS))/ssh.log $(MAKE) --no-print-directory -s $(SMALL) OUT=$(CS)/2 SHARDS=2 \
+	    PARALLEL_FLAGS='$(SHIM_FLAGS)' $(CS)/2/tpi.txt > $(CS)/2.log 2>&1 || \
+	    { echo "check-small: SHARDS=2 failed: $$(tail -1 $(CS)/2.log)"; exit 1; }
+	@$(call same_noprov,$(CS)/1/tpi.txt,$(CS)/2/tpi.txt) || \
+	    { echo "check-small: SHARDS=2 differs from SHARDS=1 (#PROV aside): $(CS)/2/tpi.txt"; exit 1; }
+	@grep -q '^nodeA ' $(CS)/ssh.log && grep -q '^nodeB ' $(CS)/ssh.log || \
+	    { echo "check-small: the shards did not run on both nodeA and nodeB of the ssh shim: $(CS)/ssh.log"; exit 1; }
+endef

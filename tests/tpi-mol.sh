@@ -132,6 +132,8 @@ t barsolve 0 "bar-solve -n 0 t1.fek > bs.txt"
 t top-no-file 66 "tpi-gpu --top nonexistent.top tip4p.gro"
 t top-gpu 69 "tpi-gpu -d gpu --top tip4p.top tip4p.gro"
 says top-gpu 'CPU only'
+t top-gpu-env 69 "FEK_DEVICE=gpu tpi-gpu --top tip4p.top tip4p.gro"
+t top-auto 0 "FEK_DEVICE=auto tpi-gpu -d auto --top tip4p.top --mdp pme.mdp -t 300 -n 10 tip4p.gro > auto.fek"
 t_usage top-lj "tpi-gpu --top tip4p.top --lj 1:1 tip4p.gro"
 t_usage mdp-alone "tpi-gpu --mdp pme.mdp tip4p.gro"
 t top-count 65 "tpi-gpu --top spce216.top --mdp pme.mdp -t 300 tip4p.gro"

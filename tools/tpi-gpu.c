@@ -356,8 +356,13 @@ setup(struct args *a, int argc, char **argv)
 	a->rq.seed = a->com.seed;
 	a->rq.text = a->com.text;
 	if (a->top != NULL) {
-		/* molecules: the CPU's double precision only, so far */
-		if (a->com.dev == FEK_DEV_GPU)
+		enum fek_device want;
+
+		/* molecules: the CPU's double precision only, so far; -d
+		 * gpu (or FEK_DEVICE=gpu) is refused, auto is the CPU */
+		if (fek_device_request(a->com.dev, &want) < 0)
+			fek_die();
+		if (want == FEK_DEV_GPU)
 			fek_errx(FEK_EX_UNAVAILABLE, "--top: molecules are "
 			    "inserted on the CPU only (-d cpu or auto)");
 		a->rq.dev = FEK_DEV_CPU;
