@@ -1,12 +1,15 @@
 /*
  * tpi-mol-check - the configurations of tpi-gpu --top's moves, for the
- * exactness test (tests/tpi-mol.sh): the first frame of FRAMES with
- * insertion K (seed SEED, frame id FID) added, and with the molecule
- * of its kind number D (from 0) taken away, each as a .gro of full
- * precision, so that md-gpu --top --rerun of them (with the topology's
- * molecule count changed by one) gives U(N+1) and U(N-1) of the very
- * configurations the moves' energies u are for (mol.h).  The frame
- * itself is written too.  Also prints the inserted molecule's site
+ * exactness test (tests/tpi-mol.sh): frame FID (from 0) of FRAMES with
+ * insertion K (seed SEED; FID is also the frame's id, as for frames
+ * without steps) added, and with the molecule of its kind number D (from
+ * 0) taken away, each as a .gro of full precision, so that md-gpu --top
+ * --rerun of them (with the topology's molecule count changed by one)
+ * gives U(N+1) and U(N-1) of the very configurations the moves' energies
+ * u are for (mol.h).  The frame itself is written too.  For FID > 0 each
+ * file holds frame 0 first (with the same molecule added or taken away),
+ * so that a rerun, like tpi-gpu, keeps frame 0's PME grid; the energies
+ * wanted are its last row.  Also prints the inserted molecule's site
  * distances (the settle's, to check the template).
  *
  *   tpi-mol-check TOP MDP FRAMES SEED FID K D N.gro INS.gro DEL.gro
@@ -23,10 +26,11 @@
 /* Atoms [0, n) of the topology at x, and the ns of the molecule at xm
  * (may be NULL), but those from skip to skip + ns (skip < 0: none). */
 static void
-gro(const char *path, const struct fek_mm_top *t, const struct fek_box *b,
-    const double *x, long skip, int ns, const double *xm, long first)
+gro(const char *path, const char *mode, const struct fek_mm_top *t,
+    const struct fek_box *b, const double *x, long skip, int ns,
+    const double *xm, long first)
 {
-	FILE *fp = fopen(path, "w");
+	FILE *fp = fopen(path, mode);
 	long n = 0;
 
 	if (fp == NULL)
@@ -60,8 +64,9 @@ main(int argc, char **argv)
 	struct fek_tpi_molsys ms;
 	struct fek_trajin *tin;
 	struct fek_frame fr;
-	double *xm;
-	long d;
+	struct fek_box b0;
+	double *xm, *x0;
+	long d, fid;
 
 	fek_setprogname(argv[0]);
 	if (argc != 11)
@@ -73,11 +78,19 @@ main(int argc, char **argv)
 		fek_die();
 	fek_trajin_set_untyped(tin);
 	memset(&fr, 0, sizeof fr);
-	if (fek_trajin_next(tin, &fr) != 1)
-		fek_errx(FEK_EX_DATA, "%s: no frame", argv[3]);
-	if (fr.n != ms.t.n)
-		fek_errx(FEK_EX_DATA, "%s: %ld atoms, topology %ld", argv[3],
-		    fr.n, ms.t.n);
+	fid = atol(argv[5]);
+	x0 = fek_alloc(3 * (size_t)ms.t.n, sizeof *x0);
+	for (long f = 0; f <= fid; f++) {
+		if (fek_trajin_next(tin, &fr) != 1)
+			fek_errx(FEK_EX_DATA, "%s: no frame %ld", argv[3], f);
+		if (fr.n != ms.t.n)
+			fek_errx(FEK_EX_DATA, "%s: %ld atoms, topology %ld",
+			    argv[3], fr.n, ms.t.n);
+		if (f == 0) {
+			memcpy(x0, fr.x, 3 * (size_t)fr.n * sizeof *x0);
+			b0 = fr.box;
+		}
+	}
 	d = atol(argv[7]);
 	if (d < 0 || d >= ms.m.nkind)
 		fek_errx(FEK_EX_USAGE, "D %ld: not below %ld", d, ms.m.nkind);
@@ -85,9 +98,19 @@ main(int argc, char **argv)
 	fek_tpi_mol_place(&ms.m, &fr.box, fek_tpi_key(strtoull(argv[4],
 	    NULL, 10)), strtoull(argv[5], NULL, 10), strtoull(argv[6], NULL,
 	    10), xm);
-	gro(argv[8], &ms.t, &fr.box, fr.x, -1, ms.m.ns, NULL, 0);
-	gro(argv[9], &ms.t, &fr.box, fr.x, -1, ms.m.ns, xm, ms.m.first);
-	gro(argv[10], &ms.t, &fr.box, fr.x, ms.m.kind[d], ms.m.ns, NULL, 0);
+	if (fid > 0) {
+		gro(argv[8], "w", &ms.t, &b0, x0, -1, ms.m.ns, NULL, 0);
+		gro(argv[9], "w", &ms.t, &b0, x0, -1, ms.m.ns, xm,
+		    ms.m.first);
+		gro(argv[10], "w", &ms.t, &b0, x0, ms.m.kind[d], ms.m.ns,
+		    NULL, 0);
+	}
+	gro(argv[8], fid ? "a" : "w", &ms.t, &fr.box, fr.x, -1, ms.m.ns,
+	    NULL, 0);
+	gro(argv[9], fid ? "a" : "w", &ms.t, &fr.box, fr.x, -1, ms.m.ns, xm,
+	    ms.m.first);
+	gro(argv[10], fid ? "a" : "w", &ms.t, &fr.box, fr.x, ms.m.kind[d],
+	    ms.m.ns, NULL, 0);
 	/* the inserted sites' distances */
 	for (int a = 0; a < ms.m.ns; a++)
 		for (int b = a + 1; b < ms.m.ns; b++) {
@@ -102,6 +125,7 @@ main(int argc, char **argv)
 	fek_trajin_close(tin);
 	fek_frame_free(&fr);
 	free(xm);
+	free(x0);
 	fek_tpi_molsys_free(&ms);
 	return 0;
 }

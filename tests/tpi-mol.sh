@@ -55,16 +55,17 @@ count() {
 		if (i == last) { split(l[i], f); print f[1], f[2] + d }
 		else print l[i] } }' "$1"
 }
-# the potential (last column) of md-gpu --rerun's one row
+# the potential (last column) of md-gpu --rerun's last row
 pot() {
-	md-gpu -T --top "$1" --mdp "$2" --rerun "$3" | awk '!/^#/ { print $NF }'
+	md-gpu -T --top "$1" --mdp "$2" --rerun "$3" | awk '!/^#/ { p = $NF } END { print p }'
 }
 
-# exact NAME TOP MDP GRO SEED K D: insertion K and deletion D of frame 0
+# exact NAME TOP MDP GRO SEED K D [F]: insertion K and deletion D of
+# frame F (default 0; its id is F, the frames having no steps)
 exact() {
-	local n=$1 top=$2 mdp=$3 gro=$4 seed=$5 k=$6 d=$7 e0 e1 em ui ud
+	local n=$1 top=$2 mdp=$3 gro=$4 seed=$5 k=$6 d=$7 f=${8:-0} e0 e1 em ui ud
 	count "$top" 1 > "$n.p1.top" && count "$top" -1 > "$n.m1.top" &&
-	    "$CHECK" "$top" "$mdp" "$gro" "$seed" 0 "$k" "$d" "$n.n.gro" \
+	    "$CHECK" "$top" "$mdp" "$gro" "$seed" "$f" "$k" "$d" "$n.n.gro" \
 	    "$n.ins.gro" "$n.del.gro" > "$n.dist" || {
 		fail "$n" "tpi-mol-check failed"
 		return
@@ -74,9 +75,11 @@ exact() {
 	em=$(pot "$n.m1.top" "$mdp" "$n.del.gro")
 	t "$n-run" 0 "tpi-gpu -T --top $top --mdp $mdp -t 300 -E -n $((k + 1)) -s $seed $n.n.gro > $n.raw"
 	ui=$(awk -v k="$k" '/^# *KIND insertions/ { s = 1; i = 0 }
-	    /^# *KIND deletions/ { s = 0 } !/^#/ && s { if (i++ == k) print $2 }' "$n.raw")
+	    /^# *KIND deletions/ { s = 0 } !/^#/ && s { if (i++ == k) u = $2 }
+	    END { print u }' "$n.raw")
 	ud=$(awk -v d="$d" '/^# *KIND deletions/ { s = 1; i = 0 }
-	    !/^#/ && s { if (i++ == d) print $2 }' "$n.raw")
+	    /^# *KIND insertions/ { s = 0 } !/^#/ && s { if (i++ == d) u = $2 }
+	    END { print u }' "$n.raw")
 	# u (kJ/mol) = beta u kT against the difference of two reruns, to
 	# 1e-7 of |u| (rounding of totals of ~1e4 kJ/mol)
 	near "$n-ins" "$(awk -v b="$ui" -v kt="$KT" 'BEGIN { printf "%.12g", b * kt }')" \
@@ -90,6 +93,18 @@ exact() {
 # TIP4P/2005 (testdata/mm: the model and the SRSW options, rc = L/2)
 exact tip4p2005 tip4p2005.top tip4p2005.mdp tip4p2005-267.gro 13 6 266
 exact tip4p2005-rf tip4p2005.top rf.mdp tip4p2005-267.gro 4 2 0
+# a frame whose box differs from the first's (an NPT run's): frame 1 is
+# frame 0 scaled by 1.01 (2.02 nm); tpi-gpu, like the rerun, keeps frame
+# 0's PME grid (20^3) and takes the kernel and the dispersion
+# correction of frame 1's box
+awk 'NR == 1 { print; next } NR == 2 { n = $1; print; next }
+    NR <= n + 2 { printf "%s%8.3f%8.3f%8.3f\n", substr($0, 1, 20),
+	substr($0, 21, 8) * 1.01, substr($0, 29, 8) * 1.01, substr($0, 37, 8) * 1.01; next }
+    { printf "%10.5f%10.5f%10.5f\n", $1 * 1.01, $2 * 1.01, $3 * 1.01 }' \
+    tip4p2005-267.gro > scaled.gro
+cat tip4p2005-267.gro scaled.gro > npt.gro
+exact tip4p2005-box2 tip4p2005.top tip4p2005.mdp npt.gro 17 3 100 1
+ok tip4p2005-box2-two-rows test "$(md-gpu -T --top tip4p2005.top --mdp tip4p2005.mdp --rerun tip4p2005-box2.n.gro | grep -vc '^#')" -eq 2
 # the inserted molecule: the settle's O-H 0.09572 and H-H 0.15139007 nm,
 # M 0.01546 nm from O (Abascal and Vega 2005)
 near tip4p2005-oh "$(awk '$2 == "OW" && $3 == "HW1" { print $4 }' tip4p2005.dist)" 0.09572 1e-12
