@@ -65,39 +65,6 @@ struct args {
 	int nfiles;
 };
 
-/* The ids seen, to refuse a frame id twice (its insertions would repeat
- * another frame's). */
-struct idset {
-	long long *v;
-	long n, cap;		/* cap: a power of two */
-};
-
-static int
-idset_add(struct idset *s, long long id)
-{
-	unsigned long long h;
-
-	if (2 * (s->n + 1) > s->cap) {
-		struct idset t = { NULL, 0, s->cap ? 2 * s->cap : 1024 };
-
-		t.v = fek_alloc(t.cap, sizeof *t.v);
-		for (long i = 0; i < t.cap; i++)
-			t.v[i] = -1;
-		for (long i = 0; i < s->cap; i++)
-			if (s->v[i] >= 0)
-				idset_add(&t, s->v[i]);
-		free(s->v);
-		*s = t;
-	}
-	for (h = fek_splitmix64((unsigned long long)id) & (s->cap - 1);
-	    s->v[h] >= 0; h = (h + 1) & (s->cap - 1))
-		if (s->v[h] == id)
-			return -1;
-	s->v[h] = id;
-	s->n++;
-	return 0;
-}
-
 /* "lo:hi:width" */
 static int
 parse_bins(const char *arg, double *lo, double *w, long *nb)
@@ -131,61 +98,11 @@ struct job {
 	struct fek_tpi_run run;
 	struct fek_tpi_frame tf;
 	struct fek_frame fr;
-	struct idset ids;		/* the frame ids seen */
+	struct fek_tpi_ids ids;		/* the frame ids seen */
 	long long nframes, nins, ndel;	/* done so far */
 	double t0;			/* when the first file was opened */
 	struct fek_progress pr;		/* frames done, on standard error */
 };
-
-/* -v: the run's counts, speed, energies and, on the GPU, its timings. */
-static void
-report(const struct fek_tpi_run *run, const struct fek_tpi_frame *tf,
-    long long nframes, long long nins, long long ndel, double dt)
-{
-	const struct fek_tpi_par *par = &run->par;
-	struct fek_tpi_gpu_stats st;
-
-	fprintf(stderr, "tpi-gpu: %lld frames on the %s: %lld "
-	    "insertions, %lld deletions in %.3f s (%.4g insertions/s)\n",
-	    nframes, fek_tpi_engine_device(run->eng) == FEK_DEV_GPU ? "GPU" :
-	    "CPU", nins, ndel, dt, nins / dt);
-	fprintf(stderr, "tpi-gpu: beta = %.10g per %s; tail %s "
-	    "(insertion %.10g kT, deletion %.10g kT, last frame); "
-	    "cells %d x %d x %d, %d rows\n", par->beta, run->units->energy,
-	    par->tail ? "on" : "off", par->beta * tf->du_ins,
-	    par->beta * tf->du_del, tf->g.nc[0], tf->g.nc[1], tf->g.nc[2],
-	    tf->g.nrow);
-	if (fek_tpi_engine_stats(run->eng, &st))
-		fprintf(stderr, "tpi-gpu: %s: setup %.1f ms, upload "
-		    "%.1f ms, insertions %.1f ms, deletions %.1f ms, "
-		    "fetch %.1f ms; frame in %s memory\n", st.device,
-		    st.setup_ms, st.upload_ms, st.insert_ms, st.delete_ms,
-		    st.fetch_ms, st.smem ? "shared" : "global");
-}
-
-/* -v for --top: the counts, speed, the molecule and the moves'
- * constant parts. */
-static void
-report_mol(const struct fek_tpi_run *run, const struct fek_tpi_molsys *ms,
-    long long nframes, long long nins, long long ndel, double dt)
-{
-	const struct fek_tpi_mol *m = &ms->m;
-
-	fprintf(stderr, "tpi-gpu: %lld frames on the CPU: %lld insertions, "
-	    "%lld deletions in %.3f s (%.4g insertions/s)\n", nframes, nins,
-	    ndel, dt, nins / dt);
-	fprintf(stderr, "tpi-gpu: molecule %s: %d sites, net charge %.6g e, "
-	    "%ld of its kind in the frames; beta = %.10g per kJ/mol (%.6g "
-	    "K)\n", m->name, m->ns, m->qm, m->nkind, run->par.beta,
-	    run->temp);
-	fprintf(stderr, "tpi-gpu: dispersion correction and background "
-	    "(last frame): insertion %.10g kT, deletion %.10g kT",
-	    run->par.beta * ms->mf.du_ins, run->par.beta * ms->mf.du_del);
-	if (m->pme)
-		fprintf(stderr, "; PME grid %d x %d x %d, order %d, beta %.10g "
-		    "/nm", m->n[0], m->n[1], m->n[2], m->order, m->nb.beta);
-	fputc('\n', stderr);
-}
 
 /* The options and operands into a; usage(64) after reporting every bad
  * one. */
@@ -397,7 +314,7 @@ do_frame(struct args *a, struct job *j, const char *path)
 		    fr->ordinal + 1, fr->step, fr->nreplica);
 	id = fr->step >= 0 ? fr->step * fr->nreplica + (fr->replica - 1) :
 	    j->nframes;
-	if (idset_add(&j->ids, id) < 0)
+	if (fek_tpi_ids_add(&j->ids, id) < 0)
 		fek_errx(FEK_EX_DATA, "%s: frame %ld: id %lld (from its step) "
 		    "again: frames must differ (their insertions would "
 		    "repeat)", path, fr->ordinal + 1, id);
@@ -501,10 +418,10 @@ main(int argc, char **argv)
 	run_frames(&a, &j);
 	fek_fshut(stdout, "stdout");
 	if (a.com.verbose && a.top != NULL)
-		report_mol(&j.run, &a.ms, j.nframes, j.nins, j.ndel,
+		fek_tpi_mol_report(&j.run, &a.ms, j.nframes, j.nins, j.ndel,
 		    fek_seconds() - j.t0);
 	else if (a.com.verbose)
-		report(&j.run, &j.tf, j.nframes, j.nins, j.ndel,
+		fek_tpi_report(&j.run, &j.tf, j.nframes, j.nins, j.ndel,
 		    fek_seconds() - j.t0);
 	fek_tpi_run_free(&j.run);
 	fek_tpi_frame_free(&j.tf);

@@ -90,4 +90,20 @@ int	fek_tpi_mol_run_start(struct fek_tpi_run *run,
 	    const struct fek_tpi_molsys *ms, const struct fek_tpi_request *rq,
 	    const struct fek_frame *fr, const char *path, FILE *fp);
 
+/* report.c: the frame ids a run has seen (zeroed to start; free v):
+ * fek_tpi_ids_add adds id, or returns -1 when it was there already. */
+struct fek_tpi_ids {
+	long long *v;
+	long n, cap;		/* cap: a power of two */
+};
+int	fek_tpi_ids_add(struct fek_tpi_ids *s, long long id);
+/* -v's lines on standard error for nframes frames, nins insertions and
+ * ndel deletions in dt s: particles (tf the last frame) and molecules. */
+void	fek_tpi_report(const struct fek_tpi_run *run,
+	    const struct fek_tpi_frame *tf, long long nframes, long long nins,
+	    long long ndel, double dt);
+void	fek_tpi_mol_report(const struct fek_tpi_run *run,
+	    const struct fek_tpi_molsys *ms, long long nframes,
+	    long long nins, long long ndel, double dt);
+
 #endif
