@@ -43,6 +43,10 @@ t fanout-ssh-under-home 0 "cd sub && HOME=$TMP PARALLEL_FLAGS='--ssh $TOP/tests/
 rm -f sub/part.*
 t fanout-ssh-no-home 0 "cd sub && env -u HOME PARALLEL_FLAGS='--ssh $TOP/tests/ssh-shim -S 1/nodeA,1/nodeB' $F ../ranges 'echo shard {#} first {2} count {3} n \$(({1} + 1)) x 7 > part.{1}' && cat part.0 part.1 part.2 | cmp - ../want.txt"
 t fanout-ssh-no-home-quiet 0 "test ! -s $TMP/fanout-ssh-no-home.err"
+# a CI runner's environment may have no SHELL; sshd gives the remote
+# side the login shell whatever the caller has
+rm -f sub/part.*
+t fanout-ssh-no-shell 0 "cd sub && env -u SHELL PARALLEL_FLAGS='--ssh $TOP/tests/ssh-shim -S 1/nodeA,1/nodeB' $F ../ranges 'echo shard {#} first {2} count {3} n \$(({1} + 1)) x 7 > part.{1}' && cat part.0 part.1 part.2 | cmp - ../want.txt"
 # a failing shard: its status, and a message naming it
 t fanout-fail 3 "$F ranges 'test {1} != 1 || exit 3'"
 says fanout-fail 'fek-fanout: a shard failed: test 1 != 1'
