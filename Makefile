@@ -98,7 +98,12 @@ BUILDFLAGS = $(CC) $(CFLAGS) $(OMPFLAGS) $(CWARN) $(CPPFLAGS) $(LDFLAGS) $(NVCC)
 	@touch $@
 
 lib/%.o: lib/%.c .build-flags | .deps-build
-	$(CC) $(CPPFLAGS) $(DEPFLAGS) $(CFLAGS) $(OMPFLAGS) $(CWARN) -c -o $@ $<
+	$(CC) $(CPPFLAGS) $(DEPFLAGS) $(CFLAGS) $(OMPFLAGS) $(CWARN) \
+	    $(OBJFLAGS) -c -o $@ $<
+
+# tpi-gpu --top's pair loops vectorise only where sqrt need not set errno
+# (it never sees a negative there); the values are the same
+lib/tpi/mol_pairs.o: OBJFLAGS = -fno-math-errno
 
 # the text of lib/md/replica_eval.h is assembled in (.incbin), unseen by -MMD
 lib/md/replica_src.o: lib/md/replica_eval.h

@@ -9,6 +9,8 @@
  * nonbonded.c); smooth PME after Essmann et al., J. Chem. Phys. 103,
  * 8577 (1995), Eqs. 4.6-4.7.
  *
+ * The real-space pairs are mol_pairs.c's.
+ *
  * The molecule's own reciprocal term 1/2 Q_m theta Q_m (mol.h) is a sum
  * over pairs of its charged sites s, s' of q_s q_s' sum_{a,b} w_s(a)
  * w_s'(b) theta(base_s - a - base_s' + b), the weights w of B-spline
@@ -32,7 +34,7 @@
 #include "tpi/mol.h"
 
 #define PMAX FEK_PME_ORDER_MAX
-#define SUB 2		/* cells at least rmax / SUB wide */
+#define SUB FEK_TPI_MOL_SUB
 
 /* The template from the molecule's settle and virtual sites, about its
  * centre of mass. */
@@ -207,6 +209,18 @@ fek_tpi_mol_new(struct fek_tpi_mol *m, const struct fek_mm_top *t,
 	m->pme = o->coulombtype == FEK_MM_COUL_PME;
 	m->rmax = fmax(o->rcoulomb, o->rvdw);
 	disp_counts(m);
+	/* the pair lists' classes */
+	m->ljsite = fek_alloc(m->ns, 1);
+	m->ljpart = fek_alloc(t->ntype > 0 ? t->ntype : 1, 1);
+	for (int s = 0; s < m->ns; s++)
+		for (int b = 0; b < t->ntype; b++) {
+			size_t ab = (size_t)m->type[s] * t->ntype + b;
+
+			if (t->c6[ab] != 0 || t->c12[ab] != 0)
+				m->ljsite[s] = m->ljpart[b] = 1;
+		}
+	if (m->pme)
+		fek_erfc_table_new(&m->erfc, m->nb.beta * o->rcoulomb);
 	return 0;
 }
 
@@ -220,6 +234,9 @@ fek_tpi_mol_free(struct fek_tpi_mol *m)
 	free(m->kind);
 	free(m->cnt);
 	free(m->mcnt);
+	free(m->ljsite);
+	free(m->ljpart);
+	fek_erfc_table_free(&m->erfc);
 	fek_mm_pme_free(m->p);
 	memset(m, 0, sizeof *m);
 }
@@ -264,6 +281,8 @@ fek_tpi_mol_frame(struct fek_tpi_mol *m, struct fek_tpi_molframe *mf,
 	const struct fek_box *b = &fr->box;
 	double w[3];
 	long ncell, *cell;
+	char *want;
+	int anyq = 0;
 
 	if (fr->n != t->n)
 		return fek_seterr(FEK_EX_DATA, "%s: %ld atoms, but the "
@@ -283,26 +302,12 @@ fek_tpi_mol_frame(struct fek_tpi_mol *m, struct fek_tpi_molframe *mf,
 	}
 	ncell = (long)mf->nc[0] * mf->nc[1] * mf->nc[2];
 	if (mf->n > mf->cap) {
-		free(mf->x);
 		free(mf->xf);
-		free(mf->atom);
-		free(mf->type);
-		free(mf->q);
-		mf->x = fek_alloc(3 * (size_t)mf->n, sizeof *mf->x);
 		mf->xf = fek_alloc(3 * (size_t)mf->n, sizeof *mf->xf);
-		mf->atom = fek_alloc(mf->n, sizeof *mf->atom);
-		mf->type = fek_alloc(mf->n, sizeof *mf->type);
-		mf->q = fek_alloc(mf->n, sizeof *mf->q);
 		mf->cap = mf->n;
 	}
-	if (ncell + 1 > mf->capcell) {
-		free(mf->cstart);
-		mf->cstart = fek_alloc(ncell + 1, sizeof *mf->cstart);
-		mf->capcell = ncell + 1;
-	}
-	/* a counting sort by cell */
 	cell = fek_alloc(mf->n > 0 ? mf->n : 1, sizeof *cell);
-	memset(mf->cstart, 0, (ncell + 1) * sizeof *mf->cstart);
+	want = fek_alloc(mf->n > 0 ? mf->n : 1, 1);
 	for (long i = 0; i < mf->n; i++) {
 		double r[3], s[3];
 		long c[3];
@@ -317,24 +322,16 @@ fek_tpi_mol_frame(struct fek_tpi_mol *m, struct fek_tpi_molframe *mf,
 			    mf->nc[d] - 1 : c[d];
 		}
 		cell[i] = c[0] + mf->nc[0] * (c[1] + mf->nc[1] * c[2]);
-		mf->cstart[cell[i] + 1]++;
 	}
-	for (long c = 0; c < ncell; c++)
-		mf->cstart[c + 1] += mf->cstart[c];
-	{
-		long *at = fek_alloc(ncell, sizeof *at);
-
-		memcpy(at, mf->cstart, ncell * sizeof *at);
-		for (long i = 0; i < mf->n; i++) {
-			long k = at[cell[i]]++;
-
-			memcpy(mf->x + 3 * k, fr->x + 3 * i, 3 * sizeof *mf->x);
-			mf->atom[k] = (int)i;
-			mf->type[k] = t->type[i];
-			mf->q[k] = t->q[i];
-		}
-		free(at);
-	}
+	for (long i = 0; i < mf->n; i++)
+		want[i] = m->ljpart[t->type[i]];
+	fek_tpi_plist_fill(&mf->lj, t, fr->x, cell, ncell, want, mf->n);
+	for (int s = 0; s < m->ns; s++)
+		anyq |= m->q[s] != 0;
+	for (long i = 0; i < mf->n; i++)
+		want[i] = anyq && t->q[i] != 0;
+	fek_tpi_plist_fill(&mf->ch, t, fr->x, cell, ncell, want, mf->n);
+	free(want);
 	free(cell);
 
 	/* the reciprocal potential and kernel, on the first frame's grid */
@@ -380,12 +377,9 @@ fek_tpi_mol_frame(struct fek_tpi_mol *m, struct fek_tpi_molframe *mf,
 void
 fek_tpi_mol_frame_free(struct fek_tpi_molframe *mf)
 {
-	free(mf->cstart);
-	free(mf->x);
+	fek_tpi_plist_free(&mf->lj);
+	fek_tpi_plist_free(&mf->ch);
 	free(mf->xf);
-	free(mf->atom);
-	free(mf->type);
-	free(mf->q);
 	free(mf->phi);
 	free(mf->theta);
 	memset(mf, 0, sizeof *mf);
@@ -424,80 +418,6 @@ fek_tpi_mol_place(const struct fek_tpi_mol *m, const struct fek_box *b,
 	}
 }
 
-static int
-wrapi(long i, int n)
-{
-	i %= n;
-	return (int)(i < 0 ? i + n : i);
-}
-
-/* The molecule's real-space pairs with the frame's atoms (those of the
- * molecule from atom del left out): LJ into *elj, Coulomb into *ec. */
-static void
-pairs(const struct fek_tpi_mol *m, const struct fek_tpi_molframe *mf,
-    const double *x, long del, double *elj, double *ec)
-{
-	const struct fek_mm_top *t = m->t;
-	const double rmax2 = m->rmax * m->rmax;
-
-	for (int s = 0; s < m->ns; s++) {
-		double r[3], sf[3];
-		int c[3], nb[3][2 * SUB + 1], nn[3];
-		const double *c6 = t->c6 + (size_t)m->type[s] * t->ntype;
-		const double *c12 = t->c12 + (size_t)m->type[s] * t->ntype;
-
-		int qs = m->q[s] != 0;
-
-		memcpy(r, x + 3 * s, sizeof r);
-		fek_box_wrap(&mf->box, r);
-		fek_box_frac(&mf->box, r, sf);
-		/* the cells within SUB of the site's, each once */
-		for (int d = 0; d < 3; d++) {
-			c[d] = (int)floor(sf[d] * mf->nc[d]);
-			c[d] = c[d] < 0 ? 0 : c[d] >= mf->nc[d] ?
-			    mf->nc[d] - 1 : c[d];
-			nn[d] = 0;
-			for (int o = -SUB; o <= SUB; o++) {
-				int v = wrapi(c[d] + o, mf->nc[d]), dup = 0;
-
-				for (int k = 0; k < nn[d]; k++)
-					dup |= nb[d][k] == v;
-				if (!dup)
-					nb[d][nn[d]++] = v;
-			}
-		}
-		for (int iz = 0; iz < nn[2]; iz++)
-		for (int iy = 0; iy < nn[1]; iy++)
-		for (int ix = 0; ix < nn[0]; ix++) {
-			long cc = nb[0][ix] + (long)mf->nc[0] * (nb[1][iy] +
-			    (long)mf->nc[1] * nb[2][iz]);
-
-			for (long k = mf->cstart[cc]; k < mf->cstart[cc + 1];
-			    k++) {
-				long j = mf->atom[k];
-				int tj = mf->type[k];
-				double d[3], r2;
-
-				/* pairs with neither LJ nor charges */
-				if (!(c6[tj] != 0 || c12[tj] != 0 ||
-				    (qs && mf->q[k] != 0)))
-					continue;
-				if (del >= 0 && j >= del && j < del + m->ns)
-					continue;
-				d[0] = x[3 * s] - mf->x[3 * k];
-				d[1] = x[3 * s + 1] - mf->x[3 * k + 1];
-				d[2] = x[3 * s + 2] - mf->x[3 * k + 2];
-				fek_box_minimage(&mf->box, d);
-				r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
-				if (r2 >= rmax2)
-					continue;
-				fek_mm_nb_pair_energy(&m->nb, c6[tj], c12[tj],
-				    m->q[s] * mf->q[k], r2, elj, ec);
-			}
-		}
-	}
-}
-
 /* The molecule's B-spline weights: base[s], w[s] (charged sites). */
 struct spline {
 	int base[3];
@@ -512,6 +432,7 @@ reciprocal(const struct fek_tpi_mol *m, const struct fek_tpi_molframe *mf,
 	const int n0 = m->n[0], n1 = m->n[1], n2 = m->n[2], p = m->order;
 	struct spline sp[16], *sv = sp;
 	double sum = 0, cr = 0;
+	int k2[PMAX], i0[2 * PMAX - 1], i1[2 * PMAX - 1], i2[2 * PMAX - 1];
 
 	if (m->ns > 16)
 		sv = fek_alloc(m->ns, sizeof *sv);
@@ -521,18 +442,19 @@ reciprocal(const struct fek_tpi_mol *m, const struct fek_tpi_molframe *mf,
 		fek_pme_point_weights(&mf->box, m->n, p, x + 3 * s,
 		    sv[s].base, sv[s].w, NULL);
 		/* with the frame: pme.c's gather order */
+		for (int j = 0; j < p; j++)
+			k2[j] = fek_tpi_wrapi(sv[s].base[2] - j, n2);
 		for (int j0 = 0; j0 < p; j0++) {
-			int k0 = wrapi(sv[s].base[0] - j0, n0);
+			int k0 = fek_tpi_wrapi(sv[s].base[0] - j0, n0);
 
 			for (int j1 = 0; j1 < p; j1++) {
-				int k1 = wrapi(sv[s].base[1] - j1, n1);
+				int k1 = fek_tpi_wrapi(sv[s].base[1] - j1, n1);
 				const double *row = mf->phi + ((size_t)k0 * n1 +
 				    k1) * n2;
 				double acc = 0;
 
 				for (int j2 = 0; j2 < p; j2++)
-					acc += sv[s].w[2][j2] *
-					    row[wrapi(sv[s].base[2] - j2, n2)];
+					acc += sv[s].w[2][j2] * row[k2[j2]];
 				cr += m->q[s] * sv[s].w[0][j0] *
 				    sv[s].w[1][j1] * acc;
 			}
@@ -559,18 +481,19 @@ reciprocal(const struct fek_tpi_mol *m, const struct fek_tpi_molframe *mf,
 					c[d][tt + p - 1] = v;
 				}
 			}
+			for (int t = 0; t < 2 * p - 1; t++) {
+				i0[t] = fek_tpi_wrapi(d0[0] + t - (p - 1), n0);
+				i1[t] = fek_tpi_wrapi(d0[1] + t - (p - 1), n1);
+				i2[t] = fek_tpi_wrapi(d0[2] + t - (p - 1), n2);
+			}
 			for (int t0 = 0; t0 < 2 * p - 1; t0++) {
-				int i0 = wrapi(d0[0] + t0 - (p - 1), n0);
-
 				for (int t1 = 0; t1 < 2 * p - 1; t1++) {
-					int i1 = wrapi(d0[1] + t1 - (p - 1), n1);
 					const double *row = mf->theta +
-					    ((size_t)i0 * n1 + i1) * n2;
+					    ((size_t)i0[t0] * n1 + i1[t1]) * n2;
 					double r = 0;
 
 					for (int t2 = 0; t2 < 2 * p - 1; t2++)
-						r += row[wrapi(d0[2] + t2 -
-						    (p - 1), n2)] * c[2][t2];
+						r += row[i2[t2]] * c[2][t2];
 					acc += c[0][t0] * c[1][t1] * r;
 				}
 			}
@@ -589,7 +512,7 @@ fek_tpi_mol_energy(const struct fek_tpi_mol *m,
 {
 	double elj = 0, ec = 0, fi[3];
 
-	pairs(m, mf, x, del, &elj, &ec);
+	fek_tpi_mol_pairs(m, mf, x, del, &elj, &ec);
 	/* the molecule's excluded pairs and self terms */
 	for (int k = 0; k < m->nxp; k++) {
 		int a = m->xp[2 * k], b = m->xp[2 * k + 1];

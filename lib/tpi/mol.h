@@ -38,6 +38,7 @@
 
 #include <stdint.h>
 
+#include "mm/erfc_table.h"
 #include "mm/mm.h"
 #include "mm/nonbonded_eval.h"
 #include "particles/trajin.h"
@@ -70,28 +71,42 @@ struct fek_tpi_mol {
 	long *cnt, *mcnt;
 	double nexcl, c6excl, mnexcl, mc6excl;
 	double qsum;			/* the system's net charge */
+	/* the pair lists' classes: sites with LJ terms, and the types that
+	 * have one with a site */
+	char *ljsite, *ljpart;
+	struct fek_erfc_table erfc;	/* erfc(beta r), r < rcoulomb */
 	/* PME: made on the first frame, its grid kept (as a rerun) */
 	struct fek_mm_pme *p;
 	int n[3], order;
 };
 
-/* One frame made ready: its atoms sorted by cell, the reciprocal
- * potential and kernel of its cell, the constant parts of the moves. */
+/* The frame's atoms that one class of the molecule's sites meets, sorted
+ * by cell, coordinates apart (a loop over them reads three arrays): the
+ * Lennard-Jones partners (atoms of a type with a C6 or C12 for one of the
+ * molecule's types) or the charged atoms. */
+struct fek_tpi_plist {
+	long n, cap, capcell;
+	long *cstart;			/* nc0 nc1 nc2 + 1 */
+	double *x, *y, *z;		/* nm */
+	double *q;			/* charges, e (charged atoms) */
+	int *type;			/* LJ types (LJ partners) */
+	int *atom;			/* indices in the frame */
+};
+
+/* One frame made ready: its atoms sorted by cell into the two lists, the
+ * reciprocal potential and kernel of its cell, the constant parts of the
+ * moves. */
 struct fek_tpi_molframe {
 	struct fek_box box;
 	double V;
 	long n;
 	int nc[3];			/* cells along a, b, c */
-	long *cstart;			/* nc0 nc1 nc2 + 1 */
-	double *x;			/* n x 3, sorted by cell */
-	int *atom;			/* their indices in the frame */
-	int *type;			/* their LJ types */
-	double *q;			/* their charges */
+	struct fek_tpi_plist lj, ch;
 	double *xf;			/* n x 3, the frame's order */
 	double *phi, *theta;		/* PME grids (n0 n1 n2 each) */
 	double du_ins, du_del;		/* dispersion correction and
 					   background changes, kJ/mol */
-	long cap, capcell, capgrid;
+	long cap, capgrid;
 };
 
 /* The molecule of t to move (name: a residue name, or NULL for the last
@@ -117,6 +132,28 @@ void	fek_tpi_mol_place(const struct fek_tpi_mol *m, const struct fek_box *b,
  * frame's molecule whose first atom is del, deleted. */
 double	fek_tpi_mol_energy(const struct fek_tpi_mol *m,
 	    const struct fek_tpi_molframe *mf, const double *x, long del);
+
+/* Within mol.c and mol_pairs.c: cells at least rmax / FEK_TPI_MOL_SUB
+ * wide; list L filled with the n atoms i of the frame at x that have
+ * want[i], sorted by cell[i] (of ncell); the molecule's real-space pairs
+ * at x with the frame (those of the molecule from atom del left out), LJ
+ * added to *elj, Coulomb to *ec. */
+#define FEK_TPI_MOL_SUB 2
+void	fek_tpi_plist_fill(struct fek_tpi_plist *L, const struct fek_mm_top *t,
+	    const double *x, const long *cell, long ncell, const char *want,
+	    long n);
+void	fek_tpi_plist_free(struct fek_tpi_plist *L);
+void	fek_tpi_mol_pairs(const struct fek_tpi_mol *m,
+	    const struct fek_tpi_molframe *mf, const double *x, long del,
+	    double *elj, double *ec);
+
+/* i modulo n, in 0 .. n - 1 */
+static inline int
+fek_tpi_wrapi(long i, int n)
+{
+	i %= n;
+	return (int)(i < 0 ? i + n : i);
+}
 
 /* One frame's moves on the CPU (OpenMP): fek_tpi_cpu's contract. */
 int	fek_tpi_mol_cpu(const struct fek_tpi_mol *m,
