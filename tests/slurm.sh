@@ -6,8 +6,9 @@
 # reach sbatch, and a sample-gen | histogram | bias-build | wham-gpu | pmf
 # chain sharded over windows through a Makefile on pipelines/common.mk
 # (make LAUNCH=slurm SHARDS=3) matches the unsharded chain byte for byte,
-# and so do pipelines/wham-butane-1d (windows) and milestoning-1d
-# (milestones) in two shards under LAUNCH=slurm, PROV aside.
+# and so do pipelines/wham-butane-1d and wham-2d (windows),
+# milestoning-1d (milestones), lj-widom (frames) and bd-barnase-barstar
+# (trajectories) in two shards under LAUNCH=slurm, PROV aside.
 #
 # The cluster: scripts/slurm-local's one-node Slurm, started here when
 # this runs as root with slurm-wlm and munge installed (scripts/install-
@@ -194,12 +195,13 @@ ok slurm-butane-sharded grep -aq -- '-j 5:7' b2/samples.fek
 # same_runs NAME ONE TWO FILE...: each FILE the same in the folders ONE
 # and TWO, PROV aside (results NAME-FILE)
 same_runs() {
-	local name=$1 one=$2 two=$3 f
+	local name=$1 one=$2 two=$3 f g
 	shift 3
 	for f in "$@"; do
-		noprov $one/$f > $one.$f.np
-		noprov $two/$f > $two.$f.np
-		same_file $name-$f $one.$f.np $two.$f.np
+		g=$(echo "$f" | tr / _)
+		noprov $one/$f > $one.$g.np
+		noprov $two/$f > $two.$g.np
+		same_file $name-$g $one.$g.np $two.$g.np
 	done
 }
 same_runs slurm-butane b1 b2 samples.fek pmf.txt
@@ -215,3 +217,26 @@ t slurm-ljwidom-one 0 "$PL OUT=$TMP/l1 $TMP/l1/tpi.txt > /dev/null"
 t slurm-ljwidom 0 "mkdir -p l2 && cp -p l1/melt.fek l1/equil.fek l1/frames.fek l2/ && $PL OUT=$TMP/l2 SHARDS=2 LAUNCH=slurm $TMP/l2/tpi.txt > /dev/null"
 ok slurm-ljwidom-sharded test -s l2/frames.1.fek
 same_runs slurm-ljwidom l1 l2 tpi.txt
+# wham-2d over windows (scripts/wham-2d-shard a shard): check-small's
+# 19 x 19 windows, the histograms and the PMF
+pipeline_copy wham-2d
+PW="make -s --no-print-directory -C fek/pipelines/wham-2d W=19 B=30 NSAMP=5000"
+t slurm-wham2d-one 0 "$PW O=$TMP/w1 SHARDS=1 result > /dev/null"
+t slurm-wham2d 0 "$PW O=$TMP/w2 SHARDS=2 LAUNCH=slurm result > /dev/null"
+ok slurm-wham2d-sharded test "$(grep -c '' w2/w19.shards)" = 2
+same_runs slurm-wham2d w1 w2 w19-b30.hist w19-b30.pmf.txt
+# bd-barnase-barstar over trajectories: check-small's size, the APBS
+# grids made once (one run), copied, then the rates in two shards
+if have apbs && [ -d /usr/share/apbs/examples/pbsam-barn_bars ]; then
+	pipeline_copy bd-barnase-barstar
+	PD="make -s --no-print-directory -C fek/pipelines/bd-barnase-barstar IONIC=0.15 N=20 DIME=65 DEVICE=cpu GNUPLOT=none"
+	t slurm-bd-one 0 "$PD O=$TMP/d1 SHARDS=1 all > /dev/null"
+	mkdir -p d2/0.15
+	cp -p d1/*.pqr d2/ && cp -p d1/0.15/*.in d1/0.15/*.dx.gz d2/0.15/
+	t slurm-bd 0 "$PD O=$TMP/d2 SHARDS=2 LAUNCH=slurm rates > /dev/null"
+	ok slurm-bd-sharded grep -aq -- '-f 10 -n 10' d2/0.15/traj.fek
+	t slurm-bd-traj 0 "$TOP/scripts/fek-samerows d1/0.15/traj.fek d2/0.15/traj.fek"
+	same_runs slurm-bd d1 d2 0.15/rate.txt rates.txt
+else
+	skip slurm-bd "no apbs or apbs-data (scripts/install-deps check)"
+fi
