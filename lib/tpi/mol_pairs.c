@@ -109,13 +109,13 @@ fek_tpi_plist_free(struct fek_tpi_plist *L)
 	memset(L, 0, sizeof *L);
 }
 
-/* The neighbourhood of a point: the rows of cells within SUB cells of
- * its own, each once (row[k]: the cell at x = 0 of row k), and along x
- * the runs of consecutive cells [xa[j], xb[j]] that cover them. */
+/* The neighbourhood of a point: the cells within SUB cells of its own,
+ * each once, as segments of consecutive cells along x (seg[2 k] to
+ * seg[2 k + 1], cell indices), rows in order of z then y, x ascending
+ * within a row. */
 struct near {
-	int nrow, nrun;
-	long row[(2 * SUB + 1) * (2 * SUB + 1)];
-	int xa[2 * SUB + 1], xb[2 * SUB + 1];
+	int nseg;
+	long seg[2 * (2 * SUB + 1) * (2 * SUB + 1) * (2 * SUB + 1)];
 };
 
 /* The distinct cells c - SUB .. c + SUB of n along an axis, ascending,
@@ -149,33 +149,101 @@ axis_cells(int c, int n, int *v)
 	return k;
 }
 
+/* Row base (the cell at x = 0) and its x cells v[0 .. n - 1] (ascending)
+ * as segments of consecutive cells. */
 static void
-near_of(const struct fek_tpi_molframe *mf, const double *x, struct near *nb)
+add_runs(struct near *nb, long base, const int *v, int n)
 {
+	for (int i = 0; i < n; i++)
+		if (i > 0 && v[i] == v[i - 1] + 1) {
+			nb->seg[2 * nb->nseg - 1] = base + v[i];
+		} else {
+			nb->seg[2 * nb->nseg] = nb->seg[2 * nb->nseg + 1] =
+			    base + v[i];
+			nb->nseg++;
+		}
+}
+
+/* The offset o in -SUB .. SUB of cell v from cell c along an axis of n
+ * >= 2 SUB + 1 cells: v = c + o modulo n. */
+static int
+offset(int v, int c, int n)
+{
+	return fek_tpi_wrapi(v - c + SUB, n) - SUB;
+}
+
+/* The neighbourhood of the point x within rmax.  In an orthorhombic cell
+ * of at least 2 SUB + 1 cells along each axis, the rows whose slab lies
+ * beyond rmax of the point are left out, and each row's cells are cut to
+ * the chord of the sphere (a margin of 1e-9 rmax kept): the cells left
+ * out hold only atoms beyond rmax in both their images, whose terms are
+ * zeros, so the sums are the same bits. */
+static void
+near_of(const struct fek_tpi_molframe *mf, double rmax, const double *x,
+    struct near *nb)
+{
+	const struct fek_box *b = &mf->box;
+	const int *nc = mf->nc;
 	double r[3], sf[3];
-	int c[3], v[3][2 * SUB + 1], nn[3];
+	int c[3], v[3][2 * SUB + 1], nn[3], trim;
 
 	memcpy(r, x, sizeof r);
-	fek_box_wrap(&mf->box, r);
-	fek_box_frac(&mf->box, r, sf);
+	fek_box_wrap(b, r);
+	fek_box_frac(b, r, sf);
 	for (int d = 0; d < 3; d++) {
-		c[d] = (int)floor(sf[d] * mf->nc[d]);
-		c[d] = c[d] < 0 ? 0 : c[d] >= mf->nc[d] ? mf->nc[d] - 1 : c[d];
-		nn[d] = axis_cells(c[d], mf->nc[d], v[d]);
+		c[d] = (int)floor(sf[d] * nc[d]);
+		c[d] = c[d] < 0 ? 0 : c[d] >= nc[d] ? nc[d] - 1 : c[d];
+		nn[d] = axis_cells(c[d], nc[d], v[d]);
 	}
-	nb->nrow = 0;
-	for (int iz = 0; iz < nn[2]; iz++)
-		for (int iy = 0; iy < nn[1]; iy++)
-			nb->row[nb->nrow++] = (long)mf->nc[0] * (v[1][iy] +
-			    (long)mf->nc[1] * v[2][iz]);
-	nb->nrun = 0;
-	for (int i = 0; i < nn[0]; i++)
-		if (i > 0 && v[0][i] == v[0][i - 1] + 1) {
-			nb->xb[nb->nrun - 1] = v[0][i];
-		} else {
-			nb->xa[nb->nrun] = nb->xb[nb->nrun] = v[0][i];
-			nb->nrun++;
+	trim = b->xy == 0 && b->xz == 0 && b->yz == 0 &&
+	    nc[0] >= 2 * SUB + 1 && nc[1] >= 2 * SUB + 1 &&
+	    nc[2] >= 2 * SUB + 1;
+	nb->nseg = 0;
+	if (!trim) {
+		for (int iz = 0; iz < nn[2]; iz++)
+			for (int iy = 0; iy < nn[1]; iy++)
+				add_runs(nb, (long)nc[0] * (v[1][iy] +
+				    (long)nc[1] * v[2][iz]), v[0], nn[0]);
+		return;
+	}
+	{
+		/* the point in cell units from its own cell's low corner */
+		const double w[3] = { b->lx / nc[0], b->ly / nc[1],
+		    b->lz / nc[2] };
+		const double f[3] = { sf[0] * nc[0] - c[0],
+		    sf[1] * nc[1] - c[1], sf[2] * nc[2] - c[2] };
+		const double R2 = rmax * rmax * (1 + 2e-9);
+
+		/* rows and cells in the order of the untrimmed path (cell
+		 * indices ascending), so that the sums keep their order */
+		for (int iz = 0; iz < nn[2]; iz++) {
+			int oz = offset(v[2][iz], c[2], nc[2]);
+			double dz = oz > 0 ? (oz - f[2]) * w[2] : oz < 0 ?
+			    (f[2] - oz - 1) * w[2] : 0;
+
+			for (int iy = 0; iy < nn[1]; iy++) {
+				int oy = offset(v[1][iy], c[1], nc[1]);
+				double dy = oy > 0 ? (oy - f[1]) * w[1] :
+				    oy < 0 ? (f[1] - oy - 1) * w[1] : 0;
+				double h2 = R2 - dy * dy - dz * dz, h;
+				int xs[2 * SUB + 1], k = 0;
+
+				if (h2 < 0)
+					continue;
+				/* the x cells the chord [-h, h] meets */
+				h = sqrt(h2) / w[0];
+				for (int i = 0; i < nn[0]; i++) {
+					int ox = offset(v[0][i], c[0], nc[0]);
+
+					if (ox >= floor(f[0] - h) &&
+					    ox <= floor(f[0] + h))
+						xs[k++] = v[0][i];
+				}
+				add_runs(nb, (long)nc[0] * (v[1][iy] +
+				    (long)nc[1] * v[2][iz]), xs, k);
+			}
 		}
+	}
 }
 
 #define RUN 128		/* distances a pass */
@@ -300,10 +368,9 @@ site_energy(const struct fek_tpi_mol *m, const struct fek_tpi_plist *L,
 	const double cut2 = lj ? p->rv2 : p->rc2;
 	double e = 0, acc = 0, r2[RUN];
 
-	for (int q = 0; q < nb->nrow; q++)
-	for (int j = 0; j < nb->nrun; j++) {
-		long a = L->cstart[nb->row[q] + nb->xa[j]];
-		long z = L->cstart[nb->row[q] + nb->xb[j] + 1];
+	for (int g = 0; g < nb->nseg; g++) {
+		long a = L->cstart[nb->seg[2 * g]];
+		long z = L->cstart[nb->seg[2 * g + 1] + 1];
 
 		for (long k0 = a; k0 < z; k0 += RUN) {
 			long k1 = z - k0 < RUN ? z : k0 + RUN;
@@ -345,7 +412,7 @@ fek_tpi_mol_pairs(const struct fek_tpi_mol *m, const struct fek_tpi_molframe *mf
 	for (int s = 0; s < m->ns; s++) {
 		if (!m->ljsite[s] && m->q[s] == 0)
 			continue;
-		near_of(mf, x + 3 * s, &nb);
+		near_of(mf, m->rmax, x + 3 * s, &nb);
 		if (m->ljsite[s])
 			*elj += site_energy(m, &mf->lj, &mf->box, &nb,
 			    x + 3 * s, s, del, dend, 1);
