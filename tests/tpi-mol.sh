@@ -105,6 +105,40 @@ awk 'NR == 1 { print; next } NR == 2 { n = $1; print; next }
 cat tip4p2005-267.gro scaled.gro > npt.gro
 exact tip4p2005-box2 tip4p2005.top tip4p2005.mdp npt.gro 17 3 100 1
 ok tip4p2005-box2-two-rows test "$(md-gpu -T --top tip4p2005.top --mdp tip4p2005.mdp --rerun tip4p2005-box2.n.gro | grep -vc '^#')" -eq 2
+# a cell of 5 or more cells a side, where each site's rows and cells are
+# cut to its cut-off sphere (lib/tpi/mol_pairs.c): the frame copied
+# 2 x 2 x 2 (2136 waters in a 4 nm cube, 8 cells a side) at rc 0.9 nm;
+# insertion k the first below 40 kT (|u| < 100 kJ/mol, so that 1e-7 of
+# it is 1e-5 kJ/mol, less than any pair a wrongly left-out cell holds)
+awk 'NR == 1 { print "2 x 2 x 2"; next } NR == 2 { n = $1; next }
+    NR <= n + 2 { a[NR - 2] = $0; next }
+    { L = $1; print 8 * n
+      for (k = 0; k < 8; k++) for (i = 1; i <= n; i++) { s = a[i]
+	printf "%5dSOL%7s%5d%8.3f%8.3f%8.3f\n", int((k * n + i - 1) / 4) + 1,
+	    substr(s, 11, 5), k * n + i, substr(s, 21, 8) + L * (k % 2),
+	    substr(s, 29, 8) + L * (int(k / 2) % 2), substr(s, 37, 8) + L * int(k / 4) }
+      printf "%10.5f%10.5f%10.5f\n", 2 * L, 2 * L, 2 * L }' tip4p2005-267.gro > big.gro
+count tip4p2005.top 1869 > big.top
+{ grep -v -E '^(rcoulomb|rvdw|rlist) ' tip4p2005.mdp; printf 'rcoulomb = 0.9\nrvdw = 0.9\n'; } > big.mdp
+t big-scan 0 "tpi-gpu -T --top big.top --mdp big.mdp -t 300 -E -n 3000 -s 29 --no-deletions big.gro > big.scan"
+K=$(awk '!/^#/ && $2 < 40 { print i; exit } !/^#/ { i++ }' big.scan)
+if [ -n "$K" ]; then
+	exact tip4p2005-big big.top big.mdp big.gro 29 "$K" 1500
+else
+	fail tip4p2005-big "no insertion of 3000 below 40 kT"
+fi
+# every move of the cut neighbourhoods against the whole ones: the same
+# frame in a cell with a tilt of 1e-9 nm, which takes the untrimmed path
+# (the moves then differ by the tilt's effect: 3e-6 kT, and 4e-7 of u
+# for overlaps near 1e15 kT; a cell left out that held a pair within the
+# cut-off costs more than 1e-3 kT)
+awk '{ l[NR] = $0 } END { for (i = 1; i < NR; i++) print l[i]
+    print "   4.00000   4.00000   4.00000   0.00000   0.00000   1e-9   0.00000   0.00000   0.00000" }' big.gro > tilt.gro
+t big-all 0 "tpi-gpu -T --top big.top --mdp big.mdp -t 300 -E -n 3000 -s 29 big.gro > big.E"
+t big-tilt 0 "tpi-gpu -T --top big.top --mdp big.mdp -t 300 -E -n 3000 -s 29 tilt.gro > tilt.E"
+ok big-tilt-moves test "$(grep -vc '^#' big.E)" = 5136
+le big-cut-as-whole "$(paste big.E tilt.E | awk '!/^#/ { d = $2 - $5; a = $2 < 0 ? -$2 : $2
+    d = d < 0 ? -d : d; if (d > 1e-5 + 1e-6 * a) n++ } END { print n + 0 }')" 0
 # the inserted molecule: the settle's O-H 0.09572 and H-H 0.15139007 nm,
 # M 0.01546 nm from O (Abascal and Vega 2005)
 near tip4p2005-oh "$(awk '$2 == "OW" && $3 == "HW1" { print $4 }' tip4p2005.dist)" 0.09572 1e-12
