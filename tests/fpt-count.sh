@@ -231,7 +231,7 @@ bd() {	# bd EB R N SEED: one run, binary, into bd-EB.out (text mfpt)
 }
 t exact-eb2 0 "./fexact 2 1 -3 3 -0.8 0.8 > ex2 && awk '{ exit !(\$1 > 4.8 && \$1 < 4.84 && \$1 == \$2) }' ex2"
 bd 2 200 20000 5
-bd 3 350 20000 6
+bd 3 100 70000 6
 
 # ---- binary = text, concatenation, md-gpu's molecules -----------------------
 md-gpu -d cpu -p dw:1 -r -3:3 -E kT -R 20 -n 2000 -e 2 -s 7 -q > r7.fek
