@@ -206,6 +206,18 @@ ok cover-count test "$(wc -l < cover.txt)" = 200
 le cover-low 181 "$covered"
 le cover-high "$covered" 199
 
+# Many transitions: strict alternation (p = 1), 500000 each way; the
+# interval tends to mfpt +- 1.959964 sd (GSL 2.7's chi-square quantile
+# fails at 1e6 degrees of freedom, where the Wilson-Hilferty cube takes
+# over)
+awk 'BEGIN { for (k = 0; k <= 1000000; k++) print k % 2 }' | samples 1 1 > alt.txt
+t alternate 0 'fpt-count -T -a -0.1:0.1 -b 0.9:1.1 alt.txt > alt.out'
+near alternate-n "$(val 1 n alt.out)" 500000 0
+near alternate-mfpt "$(val 1 mfpt alt.out)" 1 1e-12
+near alternate-width "$(calc "($(val 1 hi95 alt.out) - $(val 1 lo95 alt.out)) / (2 * 1.959964 * $(val 1 sd_mfpt alt.out))")" 1 1e-4
+le alternate-lo "$(val 1 lo95 alt.out)" 0.9973
+le alternate-hi 1.0027 "$(val 1 hi95 alt.out)"
+
 # ---- overdamped Brownian dynamics against quadrature ------------------------
 # md-gpu -E kT (beta = 1), D = 1, walls at -3 and 3, from x = 0; cores
 # A = x <= -0.8, B = x >= 0.8; dt 1e-3, sampled at every step.  A
