@@ -52,6 +52,8 @@ T_TIMEOUT=60 t milestone-kmat-zero 65 'milestone-kmat /dev/zero'
 long qstat-mfpt-long 'qstat-mfpt long.txt'
 nul qstat-mfpt-nul 'qstat-mfpt nul.txt'
 t qstat-mfpt-directory 66 'qstat-mfpt adir'
+T_TIMEOUT=60 t fpt-count-zero 65 'fpt-count -a 0:1 -b 2:3 /dev/zero'
+t fpt-count-directory 66 'fpt-count -a 0:1 -b 2:3 adir'
 
 # lib/core/input.c's fek_getline against the reader it replaced (a
 # character at a time, kept in tests/getline-check.c as the reference):

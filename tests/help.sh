@@ -6,7 +6,7 @@
 # exits 0.
 . "$(dirname "$0")/lib.sh"
 
-for tool in bar-solve bd-rate bd-step bias-build histogram md-gpu \
+for tool in bar-solve bd-rate bd-step bias-build fpt-count histogram md-gpu \
     milestone-kmat pmf qstat-mfpt rmsd sample-gen tpi-gpu wham-gpu; do
 	for flag in --help -h; do
 		name=help-$tool$flag
