@@ -20,7 +20,7 @@
 /* The command line. */
 struct args {
 	struct fek_common com;		/* -q -T -v */
-	struct fek_passage_request rq;	/* -a -b -c -s */
+	struct fek_passage_request rq;	/* -a -b -c -H */
 	int have[2];			/* -a, -b given */
 	const char *path;		/* the operand, or "-" */
 };
@@ -31,7 +31,7 @@ usage(int code)
 	FILE *fp = code ? stderr : stdout;
 
 	fprintf(fp, "usage: fpt-count [-Tqv] -a lo:hi -b lo:hi [-c column] "
-	    "[-s dt] [file]\n");
+	    "[-H dt] [file]\n");
 	exit(code);
 }
 
@@ -49,7 +49,7 @@ parse_args(int argc, char **argv, struct args *a)
 
 	memset(a, 0, sizeof *a);
 	a->path = "-";
-	while ((c = getopt_long(argc, argv, "a:b:c:hqs:Tv", longopts,
+	while ((c = getopt_long(argc, argv, "a:b:c:H:hqTv", longopts,
 	    NULL)) != -1) {
 		switch (c) {
 		case 'a':
@@ -71,8 +71,8 @@ parse_args(int argc, char **argv, struct args *a)
 			}
 			a->rq.column = optarg;
 			break;
-		case 's':
-			nerr += fek_opt_double(optarg, 1e-300, 1e300, "-s",
+		case 'H':
+			nerr += fek_opt_double(optarg, 1e-300, 1e300, "-H",
 			    &a->rq.dt);
 			break;
 		default:
