@@ -10,7 +10,9 @@
  * file holds frame 0 first (with the same molecule added or taken away),
  * so that a rerun, like tpi-gpu, keeps frame 0's PME grid; the energies
  * wanted are its last row.  Also prints the inserted molecule's site
- * distances (the settle's, to check the template).
+ * distances (the settle's, to check the template).  Frames that lack
+ * the topology's last molecule (the one inserted, GROMACS's convention)
+ * get no DEL.gro; TPI_MOL_CONFIG names tpi-gpu's --config where set.
  *
  *   tpi-mol-check TOP MDP FRAMES SEED FID K D N.gro INS.gro DEL.gro
  */
@@ -23,8 +25,10 @@
 #include "particles/trajin.h"
 #include "tpi/setup.h"
 
-/* Atoms [0, n) of the topology at x, and the ns of the molecule at xm
+/* Atoms [0, nat) of the topology at x, and the ns of the molecule at xm
  * (may be NULL), but those from skip to skip + ns (skip < 0: none). */
+static long nat;
+
 static void
 gro(const char *path, const char *mode, const struct fek_mm_top *t,
     const struct fek_box *b, const double *x, long skip, int ns,
@@ -35,9 +39,9 @@ gro(const char *path, const char *mode, const struct fek_mm_top *t,
 
 	if (fp == NULL)
 		fek_errx(FEK_EX_IOERR, "%s: cannot create", path);
-	fprintf(fp, "tpi-mol-check\n%ld\n", t->n + (xm ? ns : 0) -
+	fprintf(fp, "tpi-mol-check\n%ld\n", nat + (xm ? ns : 0) -
 	    (skip >= 0 ? ns : 0));
-	for (long i = 0; i < t->n; i++) {
+	for (long i = 0; i < nat; i++) {
 		if (skip >= 0 && i >= skip && i < skip + ns)
 			continue;
 		fprintf(fp, "%5d%-5.5s%5.5s%5ld%22.15f%22.15f%22.15f\n",
@@ -67,12 +71,15 @@ main(int argc, char **argv)
 	struct fek_box b0;
 	double *xm, *x0;
 	long d, fid;
+	const char *cfg;
 
 	fek_setprogname(argv[0]);
 	if (argc != 11)
 		fek_errx(FEK_EX_USAGE, "usage: tpi-mol-check TOP MDP FRAMES "
 		    "SEED FID K D N.gro INS.gro DEL.gro");
-	if (fek_tpi_molsys_load(&ms, argv[1], argv[2], NULL) < 0)
+	cfg = getenv("TPI_MOL_CONFIG");
+	if (fek_tpi_molsys_load(&ms, argv[1], argv[2], NULL, cfg && *cfg ?
+	    cfg : NULL) < 0)
 		fek_die();
 	if ((tin = fek_trajin_open(argv[3], NULL, 1)) == NULL)
 		fek_die();
@@ -83,16 +90,20 @@ main(int argc, char **argv)
 	for (long f = 0; f <= fid; f++) {
 		if (fek_trajin_next(tin, &fr) != 1)
 			fek_errx(FEK_EX_DATA, "%s: no frame %ld", argv[3], f);
-		if (fr.n != ms.t.n)
+		if (fr.n != ms.t.n && fr.n != ms.t.n - ms.m.ns)
 			fek_errx(FEK_EX_DATA, "%s: %ld atoms, topology %ld",
 			    argv[3], fr.n, ms.t.n);
+		nat = fr.n;
 		if (f == 0) {
 			memcpy(x0, fr.x, 3 * (size_t)fr.n * sizeof *x0);
 			b0 = fr.box;
 		}
 	}
+	/* the molecule inserted into frames that lack it: no deletion */
 	d = atol(argv[7]);
-	if (d < 0 || d >= ms.m.nkind)
+	if (nat < ms.t.n)
+		d = -1;
+	else if (d < 0 || d >= ms.m.nkind)
 		fek_errx(FEK_EX_USAGE, "D %ld: not below %ld", d, ms.m.nkind);
 	xm = fek_alloc(3 * (size_t)ms.m.ns, sizeof *xm);
 	fek_tpi_mol_place(&ms.m, &fr.box, fek_tpi_key(strtoull(argv[4],
@@ -102,15 +113,17 @@ main(int argc, char **argv)
 		gro(argv[8], "w", &ms.t, &b0, x0, -1, ms.m.ns, NULL, 0);
 		gro(argv[9], "w", &ms.t, &b0, x0, -1, ms.m.ns, xm,
 		    ms.m.first);
-		gro(argv[10], "w", &ms.t, &b0, x0, ms.m.kind[d], ms.m.ns,
-		    NULL, 0);
+		if (d >= 0)
+			gro(argv[10], "w", &ms.t, &b0, x0, ms.m.kind[d],
+			    ms.m.ns, NULL, 0);
 	}
 	gro(argv[8], fid ? "a" : "w", &ms.t, &fr.box, fr.x, -1, ms.m.ns,
 	    NULL, 0);
 	gro(argv[9], fid ? "a" : "w", &ms.t, &fr.box, fr.x, -1, ms.m.ns, xm,
 	    ms.m.first);
-	gro(argv[10], fid ? "a" : "w", &ms.t, &fr.box, fr.x, ms.m.kind[d],
-	    ms.m.ns, NULL, 0);
+	if (d >= 0)
+		gro(argv[10], fid ? "a" : "w", &ms.t, &fr.box, fr.x,
+		    ms.m.kind[d], ms.m.ns, NULL, 0);
 	/* the inserted sites' distances */
 	for (int a = 0; a < ms.m.ns; a++)
 		for (int b = a + 1; b < ms.m.ns; b++) {

@@ -105,6 +105,80 @@ awk 'NR == 1 { print; next } NR == 2 { n = $1; print; next }
 cat tip4p2005-267.gro scaled.gro > npt.gro
 exact tip4p2005-box2 tip4p2005.top tip4p2005.mdp npt.gro 17 3 100 1
 ok tip4p2005-box2-two-rows test "$(md-gpu -T --top tip4p2005.top --mdp tip4p2005.mdp --rerun tip4p2005-box2.n.gro | grep -vc '^#')" -eq 2
+
+# a solute the frames lack, GROMACS's convention: the topology's last
+# molecule, absent from frames that hold the others, inserted only.  Its
+# u = U(N+1) - U(N) less its bonded terms (constant for a rigid copy),
+# the reruns on the topology with and without it.  United-atom methane
+# (TraPPE: sigma 0.373 nm, epsilon/k 148 K; one site, no geometry
+# needed), and an all-atom methane (OPLS-like CT -0.24 e, HC +0.06 e, C-H
+# 0.109 nm) whose rigid geometry is --config's
+solute_top() {	# solute_top N TYPES MOLTYPE NAME COUNT
+	{ sed -n '/\[ *defaults *\]/,/^$/p' tip4p2005.top
+	  sed -n '/\[ *atomtypes *\]/,/^$/p' tip4p2005.top | grep -v '^$'
+	  printf '%b\n' "$2"
+	  echo '#include "tip4p2005.itp"'
+	  printf '%b\n' "$3"
+	  printf '[ system ]\nsolute in water\n[ molecules ]\nSOL 267\n'
+	  [ "$5" -gt 0 ] && echo "$4 $5"; } > "$1"
+}
+solute_top ua.top 'CH4 6 16.043 0.0 A 0.373 1.23051' \
+    '[ moleculetype ]\nCH4 0\n[ atoms ]\n1 CH4 1 CH4 C 1 0 16.043' CH4 1
+solute_top sol0.top 'CH4 6 16.043 0.0 A 0.373 1.23051' \
+    '[ moleculetype ]\nCH4 0\n[ atoms ]\n1 CH4 1 CH4 C 1 0 16.043' CH4 0
+solute_top aa.top 'CT 6 12.011 0.0 A 0.35 0.276144\nHC 1 1.008 0.0 A 0.25 0.12552' \
+    '[ moleculetype ]\nMET 3\n[ atoms ]\n1 CT 1 MET C 1 -0.24 12.011\n2 HC 1 MET H1 1 0.06 1.008\n3 HC 1 MET H2 1 0.06 1.008\n4 HC 1 MET H3 1 0.06 1.008\n5 HC 1 MET H4 1 0.06 1.008\n[ bonds ]\n1 2 1 0.109 284512\n1 3 1 0.109 284512\n1 4 1 0.109 284512\n1 5 1 0.109 284512\n[ angles ]\n2 1 3 1 109.5 276.144\n2 1 4 1 109.5 276.144\n2 1 5 1 109.5 276.144\n3 1 4 1 109.5 276.144\n3 1 5 1 109.5 276.144\n4 1 5 1 109.5 276.144' MET 1
+# the all-atom geometry: C at the origin, H at the corners of a cube's
+# alternate vertices 0.109 nm away (the tetrahedral angle)
+awk 'BEGIN { h = 0.109 / sqrt(3); print "methane"; print 5
+    printf "%5dMET  %5s%5d%8.4f%8.4f%8.4f\n", 1, "C", 1, 1, 1, 1
+    printf "%5dMET  %5s%5d%8.4f%8.4f%8.4f\n", 1, "H1", 2, 1 + h, 1 + h, 1 + h
+    printf "%5dMET  %5s%5d%8.4f%8.4f%8.4f\n", 1, "H2", 3, 1 + h, 1 - h, 1 - h
+    printf "%5dMET  %5s%5d%8.4f%8.4f%8.4f\n", 1, "H3", 4, 1 - h, 1 + h, 1 - h
+    printf "%5dMET  %5s%5d%8.4f%8.4f%8.4f\n", 1, "H4", 5, 1 - h, 1 - h, 1 + h
+    print "   2.00000   2.00000   2.00000" }' > methane.gro
+# potnb TOP GRO: md-gpu --rerun's potential of the last row less its
+# bonded and 1-4 terms
+potnb() {
+	md-gpu -T --top "$1" --mdp tip4p2005.mdp --rerun "$2" | awk '
+	    /^#COL / { c[$2] = ++n; next } /^#/ { next }
+	    { p = $c["pot"]; split("bond angle ub pdih pidih rb idih lj14 coul14", b, " ")
+	      for (i in b) p -= $c[b[i]] } END { printf "%.12g\n", p }'
+}
+# solute NAME TOP SEED K [CONFIG]: insertion K into the 267 waters
+solute() {
+	local n=$1 top=$2 seed=$3 k=$4 cfg=${5:-} e0 e1 ui
+	TPI_MOL_CONFIG=$cfg "$CHECK" "$top" tip4p2005.mdp tip4p2005-267.gro \
+	    "$seed" 0 "$k" 0 "$n.n.gro" "$n.ins.gro" "$n.del.gro" > "$n.dist" || {
+		fail "$n" "tpi-mol-check failed"
+		return
+	}
+	ok "$n-no-del-gro" test ! -e "$n.del.gro"
+	e0=$(potnb sol0.top "$n.n.gro")
+	e1=$(potnb "$top" "$n.ins.gro")
+	t "$n-run" 0 "tpi-gpu -T --top $top --mdp tip4p2005.mdp ${cfg:+--config $cfg} -t 300 -E -n $((k + 1)) -s $seed tip4p2005-267.gro > $n.raw"
+	says "$n-run" "molecule $(awk '/\[ *molecules/ { m = 1; next } m && NF { l = $1 } END { print l }' "$top") is the topology's last and not in the frames: inserted only \\(no deletions\\)"
+	ok "$n-no-deletions" test "$(awk '/^# *KIND deletions/ { s = 1; next } /^# *KIND/ { s = 0 } s && !/^#/' "$n.raw" | wc -l)" = 0
+	ui=$(awk -v k="$k" '/^# *KIND insertions/ { s = 1; i = 0 } !/^#/ && s { if (i++ == k) u = $2 } END { print u }' "$n.raw")
+	near "$n-ins" "$(awk -v b="$ui" -v kt="$KT" 'BEGIN { printf "%.12g", b * kt }')" \
+	    "$(awk -v a="$e1" -v b="$e0" 'BEGIN { printf "%.12g", a - b }')" \
+	    "$(awk -v a="$e1" -v b="$e0" 'BEGIN { d = a - b; if (d < 0) d = -d; printf "%.3g", 1e-7 * d + 1e-9 }')"
+}
+solute methane-ua ua.top 3 11
+solute methane-ua-k2 ua.top 8 2
+solute methane-aa aa.top 5 7 methane.gro
+solute methane-aa-k3 aa.top 6 3 methane.gro
+# the all-atom template: C-H 0.109 nm (the .gro's 4 decimals)
+near methane-aa-ch "$(awk '$2 == "C" && $3 == "H1" { print $4 }' methane-aa.dist)" 0.109 1e-4
+t methane-aa-no-config 65 "tpi-gpu --top aa.top --mdp tip4p2005.mdp -t 300 -n 10 tip4p2005-267.gro"
+says methane-aa-no-config 'give the molecule.s geometry with --config'
+head -n 5 methane.gro | sed '2s/.*/3/' > short.gro
+tail -n 1 methane.gro >> short.gro
+t methane-config-short 65 "tpi-gpu --top aa.top --mdp tip4p2005.mdp --config short.gro -t 300 -n 10 tip4p2005-267.gro"
+says methane-config-short 'molecule MET: 5 atoms, but --config has 3'
+t methane-config-bad 65 "tpi-gpu --top aa.top --mdp tip4p2005.mdp --config aa.top -t 300 -n 10 tip4p2005-267.gro"
+t config-no-file 66 "tpi-gpu --top aa.top --mdp tip4p2005.mdp --config nonexistent.gro -t 300 -n 10 tip4p2005-267.gro"
+t_usage config-no-top "tpi-gpu --config methane.gro --lj 1:1 tip4p2005-267.gro"
 # a cell of 5 or more cells a side, where each site's rows and cells are
 # cut to its cut-off sphere (lib/tpi/mol_pairs.c): the frame copied
 # 2 x 2 x 2 (2136 waters in a 4 nm cube, 8 cells a side) at rc 0.9 nm;
@@ -191,7 +265,7 @@ t top-molecule 64 "tpi-gpu --top spce216.top --molecule NA -t 300 spc216.gro"
 says top-molecule 'no molecule of the topology has that residue name'
 printf '[ defaults ]\n1 2 no 1 1\n[ atomtypes ]\nC 6 12.011 0 A 0.3 0.4\n[ moleculetype ]\nM 1\n[ atoms ]\n1 C 1 MET C 1 0\n2 C 1 MET C 1 0\n[ bonds ]\n1 2 1 0.15 1000\n[ system ]\nx\n[ molecules ]\nM 1\n' > flex.top
 t top-flexible 65 "tpi-gpu --top flex.top -t 300 spc216.gro"
-says top-flexible 'only rigid water models'
+says top-flexible "atom C \\(1\\) is placed by no settle or virtual site: give the molecule's geometry with --config"
 printf 'x\n3\n    1SOL     OW    1   0.000   0.000   0.000\n    1SOL    HW1    2   0.100   0.000   0.000\n    1SOL    HW2    3   0.000   0.100   0.000\n   1.0 1.0 1.0\n' > small.gro
 count spce216.top -215 > one.top
 t top-small-box 65 "tpi-gpu --top one.top --mdp pme.mdp -t 300 -n 1 small.gro"

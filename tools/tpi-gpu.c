@@ -40,17 +40,18 @@ usage(int code)
 	    "[file ...]\n"
 	    "       tpi-gpu [-ETqv] [-d cpu|auto] [-n insertions] [-s seed] "
 	    "[-t temperature]\n"
-	    "               [--bins lo:hi:width] [--format format] "
-	    "[--mdp file.mdp]\n"
-	    "               [--molecule residue] [--no-deletions] "
-	    "--top file.top [file ...]\n");
+	    "               [--bins lo:hi:width] [--config file.gro] "
+	    "[--format format]\n"
+	    "               [--mdp file.mdp] [--molecule residue] "
+	    "[--no-deletions]\n"
+	    "               --top file.top [file ...]\n");
 	exit(code);
 }
 
 enum {
 	OPT_BINS = 300, OPT_CELLS, OPT_FSHIFT, OPT_FORMAT, OPT_LJ, OPT_MIX,
 	OPT_NODEL, OPT_NOTAIL, OPT_PREC, OPT_RC, OPT_SHIFT, OPT_TAIL, OPT_TYPE,
-	OPT_UNITS, OPT_TOP, OPT_MDP, OPT_MOLECULE
+	OPT_UNITS, OPT_TOP, OPT_MDP, OPT_MOLECULE, OPT_CONFIG
 };
 
 struct args {
@@ -59,6 +60,7 @@ struct args {
 	struct fek_common com;
 	const char *format;		/* --format */
 	const char *top, *mdp, *molecule; /* --top, --mdp, --molecule */
+	const char *config;		/* --config */
 	struct fek_tpi_molsys ms;	/* --top's system */
 	char *cmd;			/* the command line, rq.prov */
 	char **files;			/* operands */
@@ -127,6 +129,7 @@ parse_args(int argc, char **argv, struct args *a)
 		{ "top", required_argument, NULL, OPT_TOP },
 		{ "mdp", required_argument, NULL, OPT_MDP },
 		{ "molecule", required_argument, NULL, OPT_MOLECULE },
+		{ "config", required_argument, NULL, OPT_CONFIG },
 		FEK_LONGOPTS_COMMON,
 		{ NULL, 0, NULL, 0 }
 	};
@@ -218,6 +221,9 @@ parse_args(int argc, char **argv, struct args *a)
 		case OPT_MDP:
 			a->mdp = optarg;
 			break;
+		case OPT_CONFIG:
+			a->config = optarg;
+			break;
 		case OPT_MOLECULE:
 			a->molecule = optarg;
 			break;
@@ -252,8 +258,8 @@ parse_args(int argc, char **argv, struct args *a)
 		    "and --units are for particles");
 		nerr++;
 	}
-	if (a->top == NULL && (a->mdp || a->molecule)) {
-		fek_warnx("--mdp and --molecule need --top");
+	if (a->top == NULL && (a->mdp || a->molecule || a->config)) {
+		fek_warnx("--mdp, --molecule and --config need --top");
 		nerr++;
 	}
 	if (rq->nins == 0 && !rq->del) {
@@ -284,7 +290,7 @@ setup(struct args *a, int argc, char **argv)
 			    "inserted on the CPU only (-d cpu or auto)");
 		a->rq.dev = FEK_DEV_CPU;
 		if (fek_tpi_molsys_load(&a->ms, a->top, a->mdp,
-		    a->molecule) < 0)
+		    a->molecule, a->config) < 0)
 			fek_die();
 	} else if (fek_device_resolve(a->com.dev, 1, &a->rq.dev) < 0)
 		fek_die();
@@ -326,6 +332,10 @@ do_frame(struct args *a, struct job *j, const char *path)
 		    fr->ordinal + 1);
 		if (fek_tpi_mol_frame(&ms->m, &ms->mf, fr, what) < 0)
 			fek_die();
+		if (j->nframes == 0 && ms->m.absent && rq->del)
+			fek_warnx("%s: molecule %s is the topology's last and "
+			    "not in the frames: inserted only (no deletions)",
+			    a->top, ms->m.name);
 		if (rq->del && ms->m.nkind == 0 && rq->nins == 0)
 			fek_errx(FEK_EX_DATA, "%s: no molecule %s to delete",
 			    a->top, ms->m.name);

@@ -36,10 +36,32 @@
 #define PMAX FEK_PME_ORDER_MAX
 #define SUB FEK_TPI_MOL_SUB
 
-/* The template from the molecule's settle and virtual sites, about its
- * centre of mass. */
+/* The template from the last ns atoms of the configuration cfg, made
+ * whole by minimum images from its first atom. */
 static int
-template_of(struct fek_tpi_mol *m)
+template_from(struct fek_tpi_mol *m, const struct fek_frame *cfg)
+{
+	long a0 = cfg->n - m->ns;
+
+	if (cfg->n < m->ns)
+		return fek_seterr(FEK_EX_DATA, "molecule %s: %d atoms, but "
+		    "--config has %ld", m->name, m->ns, cfg->n);
+	for (int s = 0; s < m->ns; s++) {
+		double d[3];
+
+		for (int c = 0; c < 3; c++)
+			d[c] = cfg->x[3 * (a0 + s) + c] - cfg->x[3 * a0 + c];
+		fek_box_minimage(&cfg->box, d);
+		memcpy(m->tmpl + 3 * s, d, sizeof d);
+	}
+	return 0;
+}
+
+/* The template from the molecule's settle and virtual sites (a single
+ * atom: the origin), or from the configuration cfg where that is given,
+ * about its centre of mass. */
+static int
+template_of(struct fek_tpi_mol *m, const struct fek_frame *cfg)
 {
 	const struct fek_mm_top *t = m->t;
 	const struct fek_mm_ilist *st = &t->il[FEK_MM_SETTLE];
@@ -49,6 +71,19 @@ template_of(struct fek_tpi_mol *m)
 	double com[3] = { 0, 0, 0 }, mt = 0;
 	int found = 0;
 
+	if (cfg != NULL) {
+		if (template_from(m, cfg) < 0) {
+			free(set);
+			return -1;
+		}
+		memset(set, 1, m->ns);
+		found = 1;
+	}
+	if (m->ns == 1 && !found) {
+		memset(m->tmpl, 0, 3 * sizeof *m->tmpl);
+		set[0] = 1;
+		found = 1;
+	}
 	for (long k = 0; k < st->n && !found; k++) {
 		const int *a = st->atoms + 3 * k;
 		double doh = st->par[2 * k], dhh = st->par[2 * k + 1], h;
@@ -67,7 +102,7 @@ template_of(struct fek_tpi_mol *m)
 		set[a[0] - f] = set[a[1] - f] = set[a[2] - f] = 1;
 		found = 1;
 	}
-	for (long k = 0; k < vs->n; k++) {
+	for (long k = 0; k < vs->n && cfg == NULL; k++) {
 		const int *a = vs->atoms + 4 * k;
 		double va = vs->par[2 * k], vb = vs->par[2 * k + 1];
 
@@ -89,8 +124,8 @@ template_of(struct fek_tpi_mol *m)
 			free(set);
 			return fek_seterr(FEK_EX_DATA, "molecule %s: atom %s "
 			    "(%ld) is placed by no settle or virtual site: "
-			    "only rigid water models (settles) can be "
-			    "inserted", m->name, t->aname[f + s], f + s + 1);
+			    "give the molecule's geometry with --config "
+			    "FILE.gro", m->name, t->aname[f + s], f + s + 1);
 		}
 	free(set);
 	for (int s = 0; s < m->ns; s++) {
@@ -152,7 +187,7 @@ disp_counts(struct fek_tpi_mol *m)
 
 int
 fek_tpi_mol_new(struct fek_tpi_mol *m, const struct fek_mm_top *t,
-    const struct fek_mm_opt *o, const char *name)
+    const struct fek_mm_opt *o, const char *name, const struct fek_frame *cfg)
 {
 	long last = -1, f;
 
@@ -197,7 +232,7 @@ fek_tpi_mol_new(struct fek_tpi_mol *m, const struct fek_mm_top *t,
 			m->nxp++;
 		}
 	}
-	if (template_of(m) < 0)
+	if (template_of(m, cfg) < 0)
 		return -1;
 	m->kind = fek_alloc(t->nmol > 0 ? t->nmol : 1, sizeof *m->kind);
 	for (long a = 0; a < t->n; a++)
@@ -266,6 +301,23 @@ disp_corr(const struct fek_tpi_mol *m, int sign, double V)
 	return fek_mm_disp_corr_of(m->o, n, npair, sum, V);
 }
 
+/* The molecule, the topology's last, is not in the frames: its atoms
+ * left out of the counts of the system, and of the molecules to delete. */
+static void
+absent(struct fek_tpi_mol *m)
+{
+	const struct fek_mm_top *t = m->t;
+
+	m->absent = 1;
+	for (int a = 0; a < t->ntype; a++)
+		m->cnt[a] -= m->mcnt[a];
+	m->nexcl -= m->mnexcl;
+	m->c6excl -= m->mc6excl;
+	m->qsum -= m->qm;
+	while (m->nkind > 0 && m->kind[m->nkind - 1] + m->ns > t->n - m->ns)
+		m->nkind--;
+}
+
 /* The background's energy for net charge qs in volume V (PME). */
 static double
 background(const struct fek_tpi_mol *m, double qs, double V)
@@ -284,9 +336,19 @@ fek_tpi_mol_frame(struct fek_tpi_mol *m, struct fek_tpi_molframe *mf,
 	char *want;
 	int anyq = 0;
 
-	if (fr->n != t->n)
+	if (!m->framed) {
+		/* GROMACS's convention: the frames lack the topology's last
+		 * molecule, the one inserted */
+		if (fr->n == t->n - m->ns && m->first == t->n - m->ns)
+			absent(m);
+		m->framed = 1;
+	}
+	if (fr->n != t->n - (m->absent ? m->ns : 0))
 		return fek_seterr(FEK_EX_DATA, "%s: %ld atoms, but the "
-		    "topology has %ld", what, fr->n, t->n);
+		    "topology has %ld%s", what, fr->n, t->n, m->absent ?
+		    " less the molecule inserted" : m->first == t->n -
+		    m->ns ? " (or that less its last molecule, the one "
+		    "inserted)" : "");
 	if (fek_mm_box_check(m->o, b, what) < 0)
 		return -1;
 	mf->box = *b;
@@ -354,7 +416,7 @@ fek_tpi_mol_frame(struct fek_tpi_mol *m, struct fek_tpi_molframe *mf,
 			mf->theta = fek_alloc(npt, sizeof *mf->theta);
 			mf->capgrid = (long)npt;
 		}
-		fek_mm_pme_potential(m->p, b, t->n, fr->x, t->q, mf->phi);
+		fek_mm_pme_potential(m->p, b, fr->n, fr->x, t->q, mf->phi);
 		fek_mm_pme_kernel(m->p, b, mf->theta);
 	}
 	/* the moves' constant parts */

@@ -70,7 +70,10 @@ struct fek_tpi_mol {
 	 * of their C6, in the system and in the molecule */
 	long *cnt, *mcnt;
 	double nexcl, c6excl, mnexcl, mc6excl;
-	double qsum;			/* the system's net charge */
+	double qsum;			/* the frames' net charge */
+	int absent;			/* the molecule, the topology's last,
+					   is not in the frames */
+	int framed;			/* a frame has been made ready */
 	/* the pair lists' classes: sites with LJ terms, and the types that
 	 * have one with a site */
 	char *ljsite, *ljpart;
@@ -110,12 +113,18 @@ struct fek_tpi_molframe {
 };
 
 /* The molecule of t to move (name: a residue name, or NULL for the last
- * molecule) under options o.  -1 with fek_seterr(65) when it has atoms
- * that neither a settle nor a virtual site places (only rigid water
- * models can be inserted), when it is missing, or when o's electrostatics
- * are not PME, reaction field or cut-off. */
+ * molecule) under options o, its rigid geometry from the configuration
+ * cfg (its last atoms, as many as the molecule has) where that is not
+ * NULL, else from its settle and virtual sites (or a single atom).  -1
+ * with fek_seterr(65) when it has atoms that neither cfg, a settle nor a
+ * virtual site places, when it is missing, or when o's electrostatics
+ * are not PME, reaction field or cut-off.  When the first frame has the
+ * topology's atoms less those of its last molecule, and that is the
+ * molecule, it is inserted into frames that lack it (GROMACS's tpi
+ * convention): no deletions then (m->absent). */
 int	fek_tpi_mol_new(struct fek_tpi_mol *m, const struct fek_mm_top *t,
-	    const struct fek_mm_opt *o, const char *name);
+	    const struct fek_mm_opt *o, const char *name,
+	    const struct fek_frame *cfg);
 void	fek_tpi_mol_free(struct fek_tpi_mol *m);
 
 /* Frame fr made ready (what names it in messages): -1 with

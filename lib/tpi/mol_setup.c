@@ -13,11 +13,31 @@
 #include "mm/mm_setup.h"
 #include "tpi/setup.h"
 
+/* The first frame of the .gro file path into cfg. */
+static int
+config_load(const char *path, struct fek_frame *cfg)
+{
+	struct fek_trajin *tin;
+	int rc;
+
+	if ((tin = fek_trajin_open(path, "gro", 1)) == NULL)
+		return -1;
+	fek_trajin_set_untyped(tin);
+	rc = fek_trajin_next(tin, cfg);
+	fek_trajin_close(tin);
+	if (rc == 0)
+		return fek_seterr(FEK_EX_DATA, "%s: no configuration", path);
+	return rc < 0 ? -1 : 0;
+}
+
 int
 fek_tpi_molsys_load(struct fek_tpi_molsys *ms, const char *top,
-    const char *mdp, const char *name)
+    const char *mdp, const char *name, const char *config)
 {
+	struct fek_frame cfg;
+
 	memset(ms, 0, sizeof *ms);
+	memset(&cfg, 0, sizeof cfg);
 	ms->top = top;
 	if (fek_mm_opt_setup(&ms->o, mdp, -1, 0, 0) < 0)
 		return -1;
@@ -26,12 +46,17 @@ fek_tpi_molsys_load(struct fek_tpi_molsys *ms, const char *top,
 		    "with PME: no electrostatics to insert into", mdp);
 	if (fek_mm_top_load(&ms->t, top, &ms->o) < 0)
 		return -1;
-	if (fek_tpi_mol_new(&ms->m, &ms->t, &ms->o, name) < 0) {
+	if (config != NULL && config_load(config, &cfg) < 0)
+		return -1;
+	if (fek_tpi_mol_new(&ms->m, &ms->t, &ms->o, name, config ? &cfg :
+	    NULL) < 0) {
 		char msg[1024];
 
+		fek_frame_free(&cfg);
 		snprintf(msg, sizeof msg, "%s", fek_errmsg());
 		return fek_seterr(fek_errcode(), "%s: %s", top, msg);
 	}
+	fek_frame_free(&cfg);
 	return 0;
 }
 

@@ -78,10 +78,11 @@ struct fek_tpi_molsys {
 };
 
 /* The topology top (with the .mdp file mdp's options, GROMACS's
- * defaults without) and the molecule name (NULL: the last) into ms.  -1
- * with fek_seterr(64, 65 or 66).  Free with fek_tpi_molsys_free. */
+ * defaults without) and the molecule name (NULL: the last) into ms, its
+ * geometry from the .gro file config where that is not NULL (mol.h).
+ * -1 with fek_seterr(64, 65 or 66).  Free with fek_tpi_molsys_free. */
 int	fek_tpi_molsys_load(struct fek_tpi_molsys *ms, const char *top,
-	    const char *mdp, const char *name);
+	    const char *mdp, const char *name, const char *config);
 void	fek_tpi_molsys_free(struct fek_tpi_molsys *ms);
 /* A run of molecule moves settled by its first frame fr (for the
  * temperature, -t or its TEMP key): fek_tpi_run_start's contract, with
