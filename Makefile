@@ -160,6 +160,7 @@ demo:
 bench: all
 	scripts/bench-wham
 	scripts/bench-pmd -d cpu -p -m 1000 -n 500
+	scripts/bench-tpi-mol
 
 lint:
 	scripts/install-deps check
