@@ -103,6 +103,8 @@ void
 fek_tpi_keep_raw(double **dst, long *cap, long long at, const double *bu,
     long n)
 {
+	if (n <= 0)		/* nothing (memcpy may not take NULL) */
+		return;
 	if (at + n > *cap) {
 		*cap = (long)(at + n);
 		*dst = realloc(*dst, (size_t)*cap * sizeof **dst);
