@@ -50,8 +50,9 @@ fek_erfc_table_eval(const struct fek_erfc_table *t, double x)
 		i = 0;
 	s -= i;
 	{
-		const double *v = t->v + 2 * i;
-		double p0 = v[0], m0 = v[1], p1 = v[2], m1 = v[3];
+		/* indexed from t->v, so that a vectorised loop gathers */
+		double p0 = t->v[2 * i], m0 = t->v[2 * i + 1];
+		double p1 = t->v[2 * i + 2], m1 = t->v[2 * i + 3];
 
 		return p0 + s * (m0 + s * (3 * (p1 - p0) - 2 * m0 - m1 +
 		    s * (2 * (p0 - p1) + m0 + m1)));

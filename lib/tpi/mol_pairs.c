@@ -258,11 +258,12 @@ dist2(const struct fek_tpi_plist *L, const struct fek_box *b, int ortho,
 	const double *x = L->x + k0, *y = L->y + k0, *z = L->z + k0;
 	const long n = k1 - k0;
 
+	const double rx = r[0], ry = r[1], rz = r[2];
+
 	if (ortho) {
 SIMD
 		for (long i = 0; i < n; i++) {
-			double dx = r[0] - x[i], dy = r[1] - y[i],
-			    dz = r[2] - z[i];
+			double dx = rx - x[i], dy = ry - y[i], dz = rz - z[i];
 
 			dx -= fek_rint(dx * b->ilx) * b->lx;
 			dy -= fek_rint(dy * b->ily) * b->ly;
@@ -272,70 +273,11 @@ SIMD
 	} else {
 SIMD
 		for (long i = 0; i < n; i++) {
-			double d[3] = { r[0] - x[i], r[1] - y[i], r[2] - z[i] };
-
-			fek_box_minimage(b, d);
-			r2[i] = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
-		}
-	}
-}
-
-/* The real-space Coulomb terms q_k (erfc(beta r) / r - sh_ewald), r the
- * distance of r to atom k = k0 + i < k1 of the charged list (k1 - k0 <=
- * RUN), into c[i]: 0 beyond rcoulomb and for the atoms from del to dend;
- * erfc from the table.  Every lane computed, masked after (vectorised,
- * AVX2's gathers for the table where the CPU has them); the caller sums
- * c in order, so the sum does not depend on the vector width. */
-CLONES
-static void
-ewald_terms(const struct fek_tpi_mol *m, const struct fek_tpi_plist *L,
-    const struct fek_box *b, int ortho, const double *r, long k0, long k1,
-    long del, long dend, double *c)
-{
-	const double *x = L->x + k0, *y = L->y + k0, *z = L->z + k0;
-	const double *q = L->q + k0;
-	const int *atom = L->atom + k0;
-	const long n = k1 - k0;
-	const double rc2 = m->nb.rc2, beta = m->nb.beta, sh = m->nb.sh_ewald;
-	const double ih = m->erfc.ih, *v = m->erfc.v;
-	const int last = m->erfc.n - 1;
-	const double rx = r[0], ry = r[1], rz = r[2];
-
-/* one lane: the term for r2, masked */
-#define EWALD_LANE(r2_) do {						\
-		double r2 = (r2_), rinv, t, e;				\
-		int in, j;						\
-									\
-		in = (r2 < rc2) & !((atom[i] >= del) & (atom[i] < dend)); \
-		r2 = in ? r2 : rc2;					\
-		rinv = 1 / sqrt(r2);					\
-		t = beta * r2 * rinv * ih;	/* fek_erfc_table_eval */ \
-		j = (int)t;						\
-		j = j > last ? last : j;				\
-		t -= j;							\
-		e = v[2 * j] + t * (v[2 * j + 1] + t * (3 * (v[2 * j + 2] - \
-		    v[2 * j]) - 2 * v[2 * j + 1] - v[2 * j + 3] + t * (2 * \
-		    (v[2 * j] - v[2 * j + 2]) + v[2 * j + 1] + v[2 * j + 3]))); \
-		c[i] = (double)in * q[i] * (e * rinv - sh);		\
-	} while (0)
-
-	if (ortho) {
-SIMD
-		for (long i = 0; i < n; i++) {
-			double dx = rx - x[i], dy = ry - y[i], dz = rz - z[i];
-
-			dx -= fek_rint(dx * b->ilx) * b->lx;
-			dy -= fek_rint(dy * b->ily) * b->ly;
-			dz -= fek_rint(dz * b->ilz) * b->lz;
-			EWALD_LANE(dx * dx + dy * dy + dz * dz);
-		}
-	} else {
-SIMD
-		for (long i = 0; i < n; i++) {
 			double dx = rx - x[i], dy = ry - y[i], dz = rz - z[i];
 			double k;
 
-			/* fek_box_minimage, by scalars */
+			/* fek_box_minimage, by scalars (an array would
+			 * keep the loop from vectorising) */
 			k = fek_rint(dz * b->ilz);
 			dz -= k * b->lz;
 			dy -= k * b->yz;
@@ -345,10 +287,35 @@ SIMD
 			dx -= k * b->xy;
 			k = fek_rint(dx * b->ilx);
 			dx -= k * b->lx;
-			EWALD_LANE(dx * dx + dy * dy + dz * dz);
+			r2[i] = dx * dx + dy * dy + dz * dz;
 		}
 	}
-#undef EWALD_LANE
+}
+
+/* The real-space Coulomb terms q_k (erfc(beta r) / r - sh_ewald) of the
+ * squared distances r2[i] to atoms k = k0 + i < k1 of the charged list,
+ * into c[i]: 0 beyond rcoulomb and for the atoms from del to dend; erfc
+ * from the table.  Every lane computed, masked after (vectorised, AVX2's
+ * gathers for the table where the CPU has them); the caller sums them in
+ * order, so the sum does not depend on the vector width. */
+CLONES
+static void
+ewald_terms(const struct fek_tpi_mol *m, const struct fek_tpi_plist *L,
+    long k0, long k1, long del, long dend, const double *r2, double *c)
+{
+	const double *q = L->q + k0;
+	const int *atom = L->atom + k0;
+	const long n = k1 - k0;
+	const double rc2 = m->nb.rc2, beta = m->nb.beta, sh = m->nb.sh_ewald;
+
+SIMD
+	for (long i = 0; i < n; i++) {
+		int in = (r2[i] < rc2) & !((atom[i] >= del) & (atom[i] < dend));
+		double d2 = in ? r2[i] : rc2, rinv = 1 / sqrt(d2);
+
+		c[i] = (double)in * q[i] * (fek_erfc_table_eval(&m->erfc,
+		    beta * d2 * rinv) * rinv - sh);
+	}
 }
 
 /* Site s's energies with the atoms of list L near it (nb), those from
@@ -366,7 +333,7 @@ site_energy(const struct fek_tpi_mol *m, const struct fek_tpi_plist *L,
 	const double *c6 = t->c6 + (size_t)m->type[s] * t->ntype;
 	const double *c12 = t->c12 + (size_t)m->type[s] * t->ntype;
 	const double cut2 = lj ? p->rv2 : p->rc2;
-	double e = 0, acc = 0, r2[RUN];
+	double e = 0, acc = 0, r2[RUN], c[RUN];
 
 	for (int g = 0; g < nb->nseg; g++) {
 		long a = L->cstart[nb->seg[2 * g]];
@@ -375,14 +342,13 @@ site_energy(const struct fek_tpi_mol *m, const struct fek_tpi_plist *L,
 		for (long k0 = a; k0 < z; k0 += RUN) {
 			long k1 = z - k0 < RUN ? z : k0 + RUN;
 
+			dist2(L, b, ortho, r, k0, k1, r2);
 			if (!lj && m->pme) {
-				ewald_terms(m, L, b, ortho, r, k0, k1, del,
-				    dend, r2);
+				ewald_terms(m, L, k0, k1, del, dend, r2, c);
 				for (long k = k0; k < k1; k++)
-					acc += r2[k - k0];
+					acc += c[k - k0];
 				continue;
 			}
-			dist2(L, b, ortho, r, k0, k1, r2);
 			for (long k = k0; k < k1; k++) {
 				double d2 = r2[k - k0], rinv;
 
