@@ -7,7 +7,7 @@
 # asymmetric parameter sets, within 4 sd; the coverage of the chi-square
 # 95 % interval over 100 short series; overdamped Brownian dynamics in
 # Eb (x^2 - 1)^2 by md-gpu (Eb = 2 and 3 kT) against the MFPT by
-# quadrature (tests/fpt-exact.c); binary = text, concatenated runs add
+# quadrature (tests/milestone-exact.c -p); binary = text, concatenated runs add
 # up, -s; bad options (64) and bad input (65, 66, 74), one line each.
 . "$(dirname "$0")/lib.sh"
 
@@ -29,7 +29,7 @@ samples() {
 		for (i = 0; i < n; i++) print x[i] }'
 }
 
-t build-helper 0 "$CC -O2 -o fexact '$TOP/tests/fpt-exact.c' -lgsl -lopenblas -lm"
+t build-helper 0 "$CC -O2 -o mexact '$TOP/tests/milestone-exact.c' -lgsl -lopenblas -lm"
 
 # ---- counted by hand --------------------------------------------------------
 # Two replicas, 10 samples each, 1 ps apart (TIMESTEP 0.5, every 2);
@@ -229,8 +229,8 @@ le alternate-hi 1.0027 "$(val 1 hi95 alt.out)"
 bd() {	# bd EB R N SEED: one run, binary, into bd-EB.out (text mfpt)
 	t bd$1-run 0 "md-gpu -d cpu -p dw:$1 -r -3:3 -E kT -R $2 -n $3 -e 1 -s $4 -q |
 		fpt-count -T -a -3:-0.8 -b 0.8:3 > bd$1.out"
-	exact=$(./fexact $1 1 -3 3 -0.8 0.8 | cut -d' ' -f1)
-	moved=$(./fexact $1 1 -3 3 -0.826 0.826 | cut -d' ' -f1)
+	exact=$(./mexact -p $1 1 -3 3 -0.8 0.8 | cut -d' ' -f1)
+	moved=$(./mexact -p $1 1 -3 3 -0.826 0.826 | cut -d' ' -f1)
 	for r in 1 2; do
 		sd=$(val $r sd_mfpt bd$1.out)
 		near bd$1-mfpt-$r "$(val $r mfpt bd$1.out)" "$exact" \
@@ -241,7 +241,7 @@ bd() {	# bd EB R N SEED: one run, binary, into bd-EB.out (text mfpt)
 		"$(calc "4 * sqrt($(val 1 sd_mfpt bd$1.out)^2 + $(val 2 sd_mfpt bd$1.out)^2)")"
 	le bd$1-transitions 300 "$(val 1 n bd$1.out)"
 }
-t exact-eb2 0 "./fexact 2 1 -3 3 -0.8 0.8 > ex2 && awk '{ exit !(\$1 > 4.8 && \$1 < 4.84 && \$1 == \$2) }' ex2"
+t exact-eb2 0 "./mexact -p 2 1 -3 3 -0.8 0.8 > ex2 && awk '{ exit !(\$1 > 4.8 && \$1 < 4.84 && \$1 == \$2) }' ex2"
 bd 2 200 20000 5
 bd 3 100 70000 6
 

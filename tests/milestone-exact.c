@@ -21,10 +21,20 @@
  *         H(x_k, x_k+1) / (Z I_k) to k+1, Z = int e^-U over [x_0, x_N].
  * MODEL gets "K i j value" and "tau i value" lines; EXPECT the lines
  * "mfpt F", "reverse R" and "i p_i c_i mfpt_from_i".
+ *
+ *   milestone-exact -p EB D LO HI A B
+ *
+ * The direct MFPTs between two points for tests/fpt-count.sh: with
+ * diffusion coefficient D and reflecting walls at LO and HI (an open
+ * md-gpu axis), from a to b > a (Gardiner, Eq. 5.2.160)
+ *   T(a -> b) = (1/D) int_a^b e^U(y) int_LO^y e^-U(z) dz dy
+ * and back, T(b -> a) = (1/D) int_a^b e^U(y) int_y^HI e^-U(z) dz dy,
+ * printed on one line, "%.10g %.10g".
  */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <gsl/gsl_integration.h>
 
@@ -89,6 +99,21 @@ static double H_(double a, double b)
 	return integral(wo, nested, &n, a, b);
 }
 
+/* milestone-exact -p: the two direct MFPTs */
+static int
+passage(char **argv)
+{
+	double D = atof(argv[1]), a = atof(argv[4]), b = atof(argv[5]);
+	struct nest up = { atof(argv[2]), atof(argv[3]), 0 }, down = up;
+
+	down.upper = 1;
+	if (!(D > 0 && up.lo < a && a < b && b < up.hi))
+		return 2;
+	printf("%.10g %.10g\n", integral(wo, nested, &up, a, b) / D,
+	    integral(wo, nested, &down, a, b) / D);
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -96,9 +121,15 @@ main(int argc, char **argv)
 	long N, i;
 	FILE *model, *expect;
 
+	if (argc == 8 && strcmp(argv[1], "-p") == 0) {
+		eb = atof(argv[2]);
+		wo = gsl_integration_workspace_alloc(1000);
+		wi = gsl_integration_workspace_alloc(1000);
+		return passage(argv + 2);
+	}
 	if (argc != 7) {
 		fprintf(stderr, "usage: milestone-exact EB X0 H N MODEL "
-		    "EXPECT\n");
+		    "EXPECT\n       milestone-exact -p EB D LO HI A B\n");
 		return 2;
 	}
 	eb = atof(argv[1]);
