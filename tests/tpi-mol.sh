@@ -184,14 +184,7 @@ t_usage config-no-top "tpi-gpu --config methane.gro --lj 1:1 tip4p2005-267.gro"
 # 2 x 2 x 2 (2136 waters in a 4 nm cube, 8 cells a side) at rc 0.9 nm;
 # insertion k the first below 40 kT (|u| < 100 kJ/mol, so that 1e-7 of
 # it is 1e-5 kJ/mol, less than any pair a wrongly left-out cell holds)
-awk 'NR == 1 { print "2 x 2 x 2"; next } NR == 2 { n = $1; next }
-    NR <= n + 2 { a[NR - 2] = $0; next }
-    { L = $1; print 8 * n
-      for (k = 0; k < 8; k++) for (i = 1; i <= n; i++) { s = a[i]
-	printf "%5dSOL%7s%5d%8.3f%8.3f%8.3f\n", int((k * n + i - 1) / 4) + 1,
-	    substr(s, 11, 5), k * n + i, substr(s, 21, 8) + L * (k % 2),
-	    substr(s, 29, 8) + L * (int(k / 2) % 2), substr(s, 37, 8) + L * int(k / 4) }
-      printf "%10.5f%10.5f%10.5f\n", 2 * L, 2 * L, 2 * L }' tip4p2005-267.gro > big.gro
+"$TOP/scripts/gro-copy" 2 2 2 < tip4p2005-267.gro > big.gro
 count tip4p2005.top 1869 > big.top
 { grep -v -E '^(rcoulomb|rvdw|rlist) ' tip4p2005.mdp; printf 'rcoulomb = 0.9\nrvdw = 0.9\n'; } > big.mdp
 t big-scan 0 "tpi-gpu -T --top big.top --mdp big.mdp -t 300 -E -n 3000 -s 29 --no-deletions big.gro > big.scan"
