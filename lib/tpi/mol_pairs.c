@@ -40,6 +40,18 @@
 #define CLONES
 #endif
 
+/* L's per-atom arrays freed */
+static void
+plist_atoms_free(struct fek_tpi_plist *L)
+{
+	free(L->x);
+	free(L->y);
+	free(L->z);
+	free(L->q);
+	free(L->type);
+	free(L->atom);
+}
+
 /* The atoms i of the frame (cell[i] their cells, of ncell) with
  * want[i] into list L, sorted by cell. */
 void
@@ -51,12 +63,7 @@ fek_tpi_plist_fill(struct fek_tpi_plist *L, const struct fek_mm_top *t,
 	for (long i = 0; i < n; i++)
 		cnt += want[i] != 0;
 	if (cnt > L->cap) {
-		free(L->x);
-		free(L->y);
-		free(L->z);
-		free(L->q);
-		free(L->type);
-		free(L->atom);
+		plist_atoms_free(L);
 		L->x = fek_alloc(cnt, sizeof *L->x);
 		L->y = fek_alloc(cnt, sizeof *L->y);
 		L->z = fek_alloc(cnt, sizeof *L->z);
@@ -100,12 +107,7 @@ void
 fek_tpi_plist_free(struct fek_tpi_plist *L)
 {
 	free(L->cstart);
-	free(L->x);
-	free(L->y);
-	free(L->z);
-	free(L->q);
-	free(L->type);
-	free(L->atom);
+	plist_atoms_free(L);
 	memset(L, 0, sizeof *L);
 }
 
