@@ -101,10 +101,9 @@ def main():
         step = 0
         while step <= a.steps:
             if step >= a.skip and (step - a.skip) % a.every == 0:
+                # Vec3s, which index as tuples
                 p = ctx.getState(getPositions=True).getPositions(
-                    asNumpy=False).value_in_unit(u.nanometer)
-                p = [[v.x, v.y, v.z] if hasattr(v, "x") else list(v)
-                     for v in p]
+                    ).value_in_unit(u.nanometer)
                 for k, at in enumerate(atoms):
                     series[k].append(dihedral(p, at))
             nxt = a.every if step >= a.skip else a.skip - step
