@@ -24,14 +24,11 @@
  *    memory, rather than each thread finding them; the others call
  *    fek_tpi_energy per thread.  The sums are in the same order either
  *    way, the CPU's;
- *  - k_groups: the fixed-order sums of each group of FEK_TPI_GROUP moves
- *    (the tree of lib/tpi/sums.c), and k_hist the histogram (shared
- *    memory counts, added to global memory once a block).
- * The groups' shares are combined 512 at a time on the device (k_merge),
- * copied back with the histogram once a frame and merged on the host by
- * lib/tpi/sums.c, as the CPU merges its groups.  Nothing depends
- * on the order of atomics except integer counts: a run gives the same
- * bits every time, for any block size.
+ *  - the fixed-order sums of each group of FEK_TPI_GROUP moves and the
+ *    histogram, merged once a frame (sums.cu, lib/tpi/sums.c's on the
+ *    device).
+ * Nothing depends on the order of atomics except integer counts: a run
+ * gives the same bits every time, for any block size.
  */
 #include <math.h>
 #include <stdio.h>
@@ -48,13 +45,10 @@ extern "C" {
 #include "tpi/tpi.h"
 }
 #include "core/cuda_check.cuh"
+#include "tpi/sums.cuh"
 #include "tpi/tpi_gpu.h"
 
 #define CHUNK (1L << 22)	/* insertions a chunk (a multiple of GROUP) */
-#define GROUPT (FEK_TPI_GROUP / 2)	/* threads of k_groups */
-#define HISTB 256		/* threads of k_hist */
-#define MAXSHIST 12288		/* histogram slots kept in shared memory */
-#define MERGEB 512		/* groups a block of k_merge combines */
 #define SEGR 3			/* runs a row may break into on a warp's
 				   shared layout (more: each thread alone) */
 #define FULL 0xffffffffu
@@ -77,7 +71,7 @@ struct fek_tpi_gpu {
 	int *cell, *kidx, *cell_s, *kidx_s;
 	double *bu;
 	struct fek_tpi_part *part;	/* a frame's groups */
-	struct fek_tpi_part *spart;	/* the same, MERGEB at a time */
+	struct fek_tpi_part *spart;	/* the same, merged (sums.cu) */
 	long cap_part, cap_spart;
 	unsigned long long *hist;	/* 2 (nbins + 2): insertions, deletions */
 	void *tmp;
@@ -317,116 +311,6 @@ k_delete(long n, struct kframe kf, const struct fek_tpi_atomf *af,
 	bu[q] = kf.beta * (u + kf.du);
 }
 
-/* Group blockIdx.x of the n moves bu: lib/tpi/sums.c's fek_tpi_group. */
-__global__ void
-k_groups(long n, const double *bu, int del, struct fek_tpi_part *part)
-{
-	__shared__ double t[GROUPT];
-	__shared__ double mx[GROUPT];
-	long k0 = (long)blockIdx.x * FEK_TPI_GROUP;
-	int i = threadIdx.x;
-	long a = k0 + i, b = k0 + i + GROUPT;
-	double va = a < n ? bu[a] : 0, vb = b < n ? bu[b] : 0;
-	double xa = a < n ? (del ? va : -va) : -INFINITY;
-	double xb = b < n ? (del ? vb : -vb) : -INFINITY;
-	double m;
-
-	mx[i] = xa > xb ? xa : xb;
-	__syncthreads();
-	for (int s = GROUPT / 2; s > 0; s >>= 1) {
-		if (i < s && mx[i + s] > mx[i])
-			mx[i] = mx[i + s];
-		__syncthreads();
-	}
-	m = mx[0];
-	for (int w = 0; w < 3; w++) {
-		__syncthreads();
-		t[i] = (a < n ? fek_tpi_term(va, del, m, w) : 0) +
-		    (b < n ? fek_tpi_term(vb, del, m, w) : 0);
-		__syncthreads();
-		for (int s = GROUPT / 2; s > 0; s >>= 1) {
-			if (i < s)
-				t[i] += t[i + s];
-			__syncthreads();
-		}
-		if (i == 0)
-			(&part[blockIdx.x].sT)[w] = t[0];
-	}
-	if (i == 0)
-		part[blockIdx.x].m = m;
-}
-
-/* Groups blockIdx.x MERGEB .. of the n groups p combined into
- * q[blockIdx.x], relative to their largest exponent, as fek_tpi_merge
- * combines groups (del: the deletions' sU is a plain sum), so that the
- * host merges a few hundred rather than a million a frame. */
-__global__ void
-k_merge(long n, const struct fek_tpi_part *p, int del, struct fek_tpi_part *q)
-{
-	__shared__ double t[MERGEB];
-	long k = (long)blockIdx.x * MERGEB + threadIdx.x;
-	int i = threadIdx.x;
-	struct fek_tpi_part a = { -INFINITY, 0, 0, 0 };
-	double m, e;
-
-	if (k < n)
-		a = p[k];
-	t[i] = a.m;
-	__syncthreads();
-	for (int s = MERGEB / 2; s > 0; s >>= 1) {
-		if (i < s && t[i + s] > t[i])
-			t[i] = t[i + s];
-		__syncthreads();
-	}
-	m = t[0];
-	e = a.m == -INFINITY ? 0 : exp(a.m - m);
-	for (int w = 0; w < 3; w++) {
-		__syncthreads();
-		t[i] = w == 0 ? a.sT * e : w == 1 ? a.sO * sqrt(e) :
-		    del ? a.sU : a.sU * e;
-		__syncthreads();
-		for (int s = MERGEB / 2; s > 0; s >>= 1) {
-			if (i < s)
-				t[i] += t[i + s];
-			__syncthreads();
-		}
-		if (i == 0)
-			(&q[blockIdx.x].sT)[w] = t[0];
-	}
-	if (i == 0)
-		q[blockIdx.x].m = m;
-}
-
-/* Histogram of the n moves bu into h (nb + 2 slots). */
-__global__ void
-k_hist(long n, const double *bu, double lo, double w, long nb,
-    unsigned long long *h, int shared)
-{
-	extern __shared__ unsigned int sh[];
-	long ns = nb + 2;
-
-	if (shared) {
-		for (long i = threadIdx.x; i < ns; i += blockDim.x)
-			sh[i] = 0;
-		__syncthreads();
-	}
-	for (long k = blockIdx.x * (long)blockDim.x + threadIdx.x; k < n;
-	    k += (long)gridDim.x * blockDim.x) {
-		long b = fek_tpi_slot(bu[k], lo, w, nb);
-
-		if (shared)
-			atomicAdd(&sh[b], 1u);
-		else
-			atomicAdd(&h[b], 1ull);
-	}
-	if (shared) {
-		__syncthreads();
-		for (long i = threadIdx.x; i < ns; i += blockDim.x)
-			if (sh[i] != 0)
-				atomicAdd(&h[i], (unsigned long long)sh[i]);
-	}
-}
-
 /* Let kernel f have all the shared memory a block may. */
 template <typename F> static cudaError_t
 smem_attr(F f, const struct fek_tpi_gpu *g)
@@ -543,29 +427,6 @@ upload(struct fek_tpi_gpu *g, const struct fek_tpi_frame *tf)
 	return 0;
 }
 
-/* Groups and histogram of n moves in g->bu into part (on the device,
- * ng of them from pbase) and hist slots hoff.. */
-static int
-reduce(struct fek_tpi_gpu *g, const struct fek_tpi_par *par, long n,
-    int del, long pbase, long hoff)
-{
-	long ng = (n + FEK_TPI_GROUP - 1) / FEK_TPI_GROUP;
-	long ns = par->nbins + 2;
-	int shared = ns <= MAXSHIST;
-	long nblk = (n + HISTB - 1) / HISTB;
-
-	if (n == 0)
-		return 0;
-	k_groups<<<(unsigned)ng, GROUPT>>>(n, g->bu, del, g->part + pbase);
-	if (fek_cuda_launched("k_groups") < 0)
-		return -1;
-	if (nblk > 4L * g->nsm)
-		nblk = 4L * g->nsm;
-	k_hist<<<(unsigned)nblk, HISTB, shared ? ns * sizeof(unsigned) : 0>>>(
-	    n, g->bu, par->hlo, par->hw, par->nbins, g->hist + hoff, shared);
-	return fek_cuda_launched("k_hist");
-}
-
 extern "C" int
 fek_tpi_gpu_frame(struct fek_tpi_gpu *g, const struct fek_tpi_frame *tf,
     const struct fek_tpi_par *par, uint64_t fid, struct fek_tpi_result *res)
@@ -578,9 +439,6 @@ fek_tpi_gpu_frame(struct fek_tpi_gpu *g, const struct fek_tpi_frame *tf,
 	long ns = par->nbins + 2;
 	size_t sm_all = energy_smem(&tf->g, tf->n, 1, g->block);
 	int smem = sm_all <= g->smem_max && getenv("FEK_TPI_NOSMEM") == NULL;
-	struct fek_tpi_part *hpart;
-	unsigned long long *hh;
-	long si, sd;
 	cudaError_t e;
 	int nbits = 1;
 
@@ -657,7 +515,8 @@ fek_tpi_gpu_frame(struct fek_tpi_gpu *g, const struct fek_tpi_frame *tf,
 #undef K_ENERGY
 		if (fek_cuda_launched("k_energy") < 0)
 			return -1;
-		if (reduce(g, par, n, 0, base / FEK_TPI_GROUP, 0) < 0)
+		if (fek_tpi_gpu_reduce(par, g->bu, n, 0, g->part + base /
+		    FEK_TPI_GROUP, g->hist, g->nsm) < 0)
 			return -1;
 		if (par->raw)
 			CK(cudaMemcpy(res->u_ins + base, g->bu, n *
@@ -675,7 +534,8 @@ fek_tpi_gpu_frame(struct fek_tpi_gpu *g, const struct fek_tpi_frame *tf,
 		    g->af, g->atom, g->cstart, g->rows, g->orig, g->coef, g->tab,
 		    g->delidx, g->delr, g->bu);
 		if (fek_cuda_launched("k_delete") < 0 ||
-		    reduce(g, par, ndel, 1, ngi, ns) < 0)
+		    fek_tpi_gpu_reduce(par, g->bu, ndel, 1, g->part + ngi,
+		    g->hist + ns, g->nsm) < 0)
 			return -1;
 		if (par->raw) {
 			if (res->capdel < ndel) {
@@ -695,35 +555,9 @@ fek_tpi_gpu_frame(struct fek_tpi_gpu *g, const struct fek_tpi_frame *tf,
 
 	/* results: the groups combined on the device, then on the host */
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	si = (ngi + MERGEB - 1) / MERGEB;
-	sd = (ngd + MERGEB - 1) / MERGEB;
-	if (dgrow(&g->spart, &g->cap_spart, si + sd + 1, "sums") < 0)
+	if (fek_tpi_gpu_results(par, g->part, ngi, ngd, ndel, g->hist,
+	    &g->spart, &g->cap_spart, res) < 0)
 		return -1;
-	if (si > 0)
-		k_merge<<<(unsigned)si, MERGEB>>>(ngi, g->part, 0, g->spart);
-	if (sd > 0)
-		k_merge<<<(unsigned)sd, MERGEB>>>(ngd, g->part + ngi, 1,
-		    g->spart + si);
-	if (fek_cuda_launched("k_merge") < 0)
-		return -1;
-	hpart = (struct fek_tpi_part *)fek_alloc(si + sd + 1, sizeof *hpart);
-	hh = (unsigned long long *)fek_alloc(2 * ns, sizeof *hh);
-	if ((si + sd > 0 && (e = cudaMemcpy(hpart, g->spart, (si + sd) *
-	    sizeof *hpart, cudaMemcpyDeviceToHost)) != cudaSuccess) ||
-	    (e = cudaMemcpy(hh, g->hist, 2 * ns * sizeof *hh,
-	    cudaMemcpyDeviceToHost)) != cudaSuccess) {
-		free(hpart);
-		free(hh);
-		return fek_cuda_fail(e, "sums");
-	}
-	fek_tpi_merge(hpart, si, 0, par->nins, res);
-	fek_tpi_merge(hpart + si, sd, 1, ndel, res);
-	for (long b = 0; b < ns; b++) {
-		res->hins[b] = (long long)hh[b];
-		res->hdel[b] = (long long)hh[ns + b];
-	}
-	free(hpart);
-	free(hh);
 	g->st.fetch_ms += ms_since(&t0);
 	return 0;
 }
