@@ -73,7 +73,8 @@ TOOLS = $(patsubst tools/%.c,bin/%,$(TOOLSRC)) bin/md-gpu
 # C programs of the tests that link libfek (built by make check)
 TESTPROGS = tests/pmd-fd tests/md-config-check tests/trajin-check tests/bd-check \
 	tests/mm-top-check tests/mm-bonded-check tests/mm-pme-check \
-	tests/mm-constr-check tests/mm-gpu-check tests/tpi-mol-check
+	tests/mm-constr-check tests/mm-gpu-check tests/tpi-mol-check \
+	tests/tpi-molv-check
 # those of them that print verdicts through tests/check.c
 CHECKPROGS = tests/mm-bonded-check tests/mm-pme-check tests/mm-constr-check \
 	tests/mm-gpu-check

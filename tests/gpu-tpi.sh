@@ -15,6 +15,7 @@
 # FEK_TEST_GPU_AS=cpu runs every check with -d cpu instead: a check of this
 # script where there is no GPU.
 . "$(dirname "$0")/lib.sh"
+. "$TOP/tests/lib-tpi.sh"
 
 if [ -z "${FEK_TEST_GPU:-}" ]; then
 	skip gpu-tpi "FEK_TEST_GPU unset (make check-gpu on a GPU machine)"
@@ -25,20 +26,6 @@ SEED=${FEK_TEST_SEED:-$(( $(date +%s) % 1000000 ))}
 echo "gpu-tpi: device $G, seed $SEED (FEK_TEST_SEED=$SEED repeats it)"
 
 noprov() { grep -v '^#PROV' "$@"; }
-# section KIND FILE: the data rows of every section of KIND
-section() { awk -v k="$1" '/^#KIND/ { in_k = ($2 == k) } /^#/ { next } in_k' "$2"; }
-# relmax A B COLS [FLOOR]: the largest relative difference of the columns
-# COLS (space separated) of two row files, finite values, |a - b| /
-# (|a| + FLOOR) (FLOOR 1e-300 unless given); inf must match
-relmax() {
-	paste "$1" "$2" | awk -v cols="$3" -v fl="${4:-1e-300}" '
-	BEGIN { nc = split(cols, c, " ") }
-	{ h = NF / 2; for (i = 1; i <= nc; i++) { a = $(c[i]); b = $(c[i] + h)
-	    if (a == b) continue
-	    if (a ~ /inf/ || b ~ /inf/) { bad = 1; continue }
-	    d = (a - b) / ((a < 0 ? -a : a) + fl); if (d < 0) d = -d; if (d > m) m = d } n++ }
-	END { if (bad || n == 0) print 1; else printf "%.3g\n", m }'
-}
 # uerr A B: the largest |u_A - u_B| (column 2, kT) where u_A < 50, and the
 # largest relative difference where u_A >= 50 (inf must match), of two
 # row files of raw energies
@@ -56,11 +43,6 @@ absmax() {
 	BEGIN { nc = split(cols, c, " ") }
 	{ h = NF / 2; for (i = 1; i <= nc; i++) { d = $(c[i]) - $(c[i] + h); if (d < 0) d = -d; if (d > m) m = d } n++ }
 	END { if (n == 0) print 1; else printf "%.3g\n", m }'
-}
-# histdiff A B: moves whose histogram bin differs, over all moves
-histdiff() {
-	awk 'FNR == 1 { f++ } { k = $1 " " $2; if (f == 1) { i[k] = $3; d[k] = $4 } else { i[k] -= $3; d[k] -= $4 }; n += $3 + $4 }
-	END { for (k in i) { x = i[k] < 0 ? -i[k] : i[k]; y = d[k] < 0 ? -d[k] : d[k]; s += x + y } printf "%.3g\n", n ? s / n : 1 }' "$1" "$2"
 }
 
 # ---- frames ------------------------------------------------------------------------

@@ -13,48 +13,14 @@
 # dispersion correction).  Then the template's geometry, the moves'
 # independence of threads and runs, and bad input.
 . "$(dirname "$0")/lib.sh"
+. "$TOP/tests/lib-tpi.sh"
 
 CHECK=$TOP/tests/tpi-mol-check
 [ -x "$CHECK" ] || { fail tpi-mol "$CHECK not built (make check builds it)"; exit 0; }
 KT=$(awk 'BEGIN { printf "%.17g", 0.00831446261815324 * 300 }')
-cp "$TOP"/testdata/mm/tip4p2005* .
+tpi_mol_inputs || { fail tpi-mol-inputs "the inputs could not be made"; exit 0; }
 printf '#include "oplsaa.ff/forcefield.itp"\n#include "oplsaa.ff/tip4p.itp"\n[ system ]\nTIP4P\n[ molecules ]\nSOL 216\n' > tip4p.top
-cat > pme.mdp <<'EOF'
-coulombtype = PME
-rcoulomb = 0.9
-rvdw = 0.9
-DispCorr = EnerPres
-fourierspacing = 0.12
-pme-order = 4
-ewald-rtol = 1e-5
-EOF
-cat > pme6.mdp <<'EOF'
-coulombtype = PME
-coulomb-modifier = None
-vdw-modifier = None
-rcoulomb = 0.9
-rvdw = 0.85
-DispCorr = Ener
-fourierspacing = 0.1
-pme-order = 6
-ewald-rtol = 1e-6
-EOF
-cat > rf.mdp <<'EOF'
-coulombtype = Reaction-Field
-epsilon-rf = 78
-rcoulomb = 0.9
-rvdw = 0.9
-DispCorr = no
-EOF
 
-# top with its last [ molecules ] count changed by $2
-count() {
-	awk -v d="$2" '{ l[NR] = $0 } /^[ \t]*[A-Za-z]/ && m { last = NR }
-	    /\[ *molecules *\]/ { m = 1 }
-	    END { for (i = 1; i <= NR; i++) {
-		if (i == last) { split(l[i], f); print f[1], f[2] + d }
-		else print l[i] } }' "$1"
-}
 # the potential (last column) of md-gpu --rerun's last row
 pot() {
 	md-gpu -T --top "$1" --mdp "$2" --rerun "$3" | awk '!/^#/ { p = $NF } END { print p }'
@@ -97,12 +63,6 @@ exact tip4p2005-rf tip4p2005.top rf.mdp tip4p2005-267.gro 4 2 0
 # frame 0 scaled by 1.01 (2.02 nm); tpi-gpu, like the rerun, keeps frame
 # 0's PME grid (20^3) and takes the kernel and the dispersion
 # correction of frame 1's box
-awk 'NR == 1 { print; next } NR == 2 { n = $1; print; next }
-    NR <= n + 2 { printf "%s%8.3f%8.3f%8.3f\n", substr($0, 1, 20),
-	substr($0, 21, 8) * 1.01, substr($0, 29, 8) * 1.01, substr($0, 37, 8) * 1.01; next }
-    { printf "%10.5f%10.5f%10.5f\n", $1 * 1.01, $2 * 1.01, $3 * 1.01 }' \
-    tip4p2005-267.gro > scaled.gro
-cat tip4p2005-267.gro scaled.gro > npt.gro
 exact tip4p2005-box2 tip4p2005.top tip4p2005.mdp npt.gro 17 3 100 1
 ok tip4p2005-box2-two-rows test "$(md-gpu -T --top tip4p2005.top --mdp tip4p2005.mdp --rerun tip4p2005-box2.n.gro | grep -vc '^#')" -eq 2
 
@@ -113,30 +73,6 @@ ok tip4p2005-box2-two-rows test "$(md-gpu -T --top tip4p2005.top --mdp tip4p2005
 # (TraPPE: sigma 0.373 nm, epsilon/k 148 K; one site, no geometry
 # needed), and an all-atom methane (OPLS-like CT -0.24 e, HC +0.06 e, C-H
 # 0.109 nm) whose rigid geometry is --config's
-solute_top() {	# solute_top N TYPES MOLTYPE NAME COUNT
-	{ sed -n '/\[ *defaults *\]/,/^$/p' tip4p2005.top
-	  sed -n '/\[ *atomtypes *\]/,/^$/p' tip4p2005.top | grep -v '^$'
-	  printf '%b\n' "$2"
-	  echo '#include "tip4p2005.itp"'
-	  printf '%b\n' "$3"
-	  printf '[ system ]\nsolute in water\n[ molecules ]\nSOL 267\n'
-	  [ "$5" -gt 0 ] && echo "$4 $5"; } > "$1"
-}
-solute_top ua.top 'CH4 6 16.043 0.0 A 0.373 1.23051' \
-    '[ moleculetype ]\nCH4 0\n[ atoms ]\n1 CH4 1 CH4 C 1 0 16.043' CH4 1
-solute_top sol0.top 'CH4 6 16.043 0.0 A 0.373 1.23051' \
-    '[ moleculetype ]\nCH4 0\n[ atoms ]\n1 CH4 1 CH4 C 1 0 16.043' CH4 0
-solute_top aa.top 'CT 6 12.011 0.0 A 0.35 0.276144\nHC 1 1.008 0.0 A 0.25 0.12552' \
-    '[ moleculetype ]\nMET 3\n[ atoms ]\n1 CT 1 MET C 1 -0.24 12.011\n2 HC 1 MET H1 1 0.06 1.008\n3 HC 1 MET H2 1 0.06 1.008\n4 HC 1 MET H3 1 0.06 1.008\n5 HC 1 MET H4 1 0.06 1.008\n[ bonds ]\n1 2 1 0.109 284512\n1 3 1 0.109 284512\n1 4 1 0.109 284512\n1 5 1 0.109 284512\n[ angles ]\n2 1 3 1 109.5 276.144\n2 1 4 1 109.5 276.144\n2 1 5 1 109.5 276.144\n3 1 4 1 109.5 276.144\n3 1 5 1 109.5 276.144\n4 1 5 1 109.5 276.144' MET 1
-# the all-atom geometry: C at the origin, H at the corners of a cube's
-# alternate vertices 0.109 nm away (the tetrahedral angle)
-awk 'BEGIN { h = 0.109 / sqrt(3); print "methane"; print 5
-    printf "%5dMET  %5s%5d%8.4f%8.4f%8.4f\n", 1, "C", 1, 1, 1, 1
-    printf "%5dMET  %5s%5d%8.4f%8.4f%8.4f\n", 1, "H1", 2, 1 + h, 1 + h, 1 + h
-    printf "%5dMET  %5s%5d%8.4f%8.4f%8.4f\n", 1, "H2", 3, 1 + h, 1 - h, 1 - h
-    printf "%5dMET  %5s%5d%8.4f%8.4f%8.4f\n", 1, "H3", 4, 1 - h, 1 + h, 1 - h
-    printf "%5dMET  %5s%5d%8.4f%8.4f%8.4f\n", 1, "H4", 5, 1 - h, 1 - h, 1 + h
-    print "   2.00000   2.00000   2.00000" }' > methane.gro
 # potnb TOP GRO: md-gpu --rerun's potential of the last row less its
 # bonded and 1-4 terms
 potnb() {
@@ -184,9 +120,6 @@ t_usage config-no-top "tpi-gpu --config methane.gro --lj 1:1 tip4p2005-267.gro"
 # 2 x 2 x 2 (2136 waters in a 4 nm cube, 8 cells a side) at rc 0.9 nm;
 # insertion k the first below 40 kT (|u| < 100 kJ/mol, so that 1e-7 of
 # it is 1e-5 kJ/mol, less than any pair a wrongly left-out cell holds)
-"$TOP/scripts/gro-copy" 2 2 2 < tip4p2005-267.gro > big.gro
-count tip4p2005.top 1869 > big.top
-{ grep -v -E '^(rcoulomb|rvdw|rlist) ' tip4p2005.mdp; printf 'rcoulomb = 0.9\nrvdw = 0.9\n'; } > big.mdp
 t big-scan 0 "tpi-gpu -T --top big.top --mdp big.mdp -t 300 -E -n 3000 -s 29 --no-deletions big.gro > big.scan"
 K=$(awk '!/^#/ && $2 < 40 { print i; exit } !/^#/ { i++ }' big.scan)
 if [ -n "$K" ]; then
@@ -199,8 +132,6 @@ fi
 # (the moves then differ by the tilt's effect: 3e-6 kT, and 4e-7 of u
 # for overlaps near 1e15 kT; a cell left out that held a pair within the
 # cut-off costs more than 1e-3 kT)
-awk '{ l[NR] = $0 } END { for (i = 1; i < NR; i++) print l[i]
-    print "   4.00000   4.00000   4.00000   0.00000   0.00000   1e-9   0.00000   0.00000   0.00000" }' big.gro > tilt.gro
 t big-all 0 "tpi-gpu -T --top big.top --mdp big.mdp -t 300 -E -n 3000 -s 29 big.gro > big.E"
 t big-tilt 0 "tpi-gpu -T --top big.top --mdp big.mdp -t 300 -E -n 3000 -s 29 tilt.gro > tilt.E"
 ok big-tilt-moves test "$(grep -vc '^#' big.E)" = 5136
@@ -211,6 +142,34 @@ le big-cut-as-whole "$(paste big.E tilt.E | awk '!/^#/ { d = $2 - $5; a = $2 < 0
 near tip4p2005-oh "$(awk '$2 == "OW" && $3 == "HW1" { print $4 }' tip4p2005.dist)" 0.09572 1e-12
 near tip4p2005-hh "$(awk '$2 == "HW1" && $3 == "HW2" { print $4 }' tip4p2005.dist)" 0.15139007 1e-12
 near tip4p2005-om "$(awk '$2 == "OW" && $3 == "MW" { print $4 }' tip4p2005.dist)" 0.01546 1e-8
+
+# the GPU's pair loop (lib/tpi/mol_eval.h: the cells around each site,
+# scalar) against the CPU's (mol_pairs.c: runs of cells cut to the
+# sphere, vectorised), both on the host: every deletion and 200
+# insertions a frame, to 1e-11 of u (tests/tpi-molv-check); PME of
+# order 4 at rc = L/2, reaction field, two boxes, 8 cells a side, a
+# tilted cell and a solute absent from the frames
+MOLV=$TOP/tests/tpi-molv-check
+# molv NAME TOP MDP FRAMES SEED [CONFIG]
+molv() {
+	local n=$1 out
+	out=$(TPI_MOL_CONFIG=${6:-} "$MOLV" "molv-$1" "$2" "$3" "$4" "$5" 200 2>&1)
+	printf '%s\n' "$out" | grep '^#'
+	case $out in
+	"ok molv-$n"*) pass "molv-$n" ;;
+	*) fail "molv-$n" "$(printf '%s\n' "$out" | grep -v '^#' | head -n 1)" ;;
+	esac
+}
+if [ -x "$MOLV" ]; then
+	molv tip4p2005 tip4p2005.top tip4p2005.mdp tip4p2005-267.gro 13
+	molv tip4p2005-rf tip4p2005.top rf.mdp tip4p2005-267.gro 4
+	molv tip4p2005-box2 tip4p2005.top tip4p2005.mdp npt.gro 17
+	molv big big.top big.mdp big.gro 29
+	molv tilt big.top big.mdp tilt.gro 31
+	molv methane-aa aa.top tip4p2005.mdp tip4p2005-267.gro 5 methane.gro
+else
+	fail molv "$MOLV not built (make check builds it)"
+fi
 
 GMXTOP=/usr/share/gromacs/top
 if [ ! -f "$GMXTOP/spc216.gro" ] || [ ! -f "$GMXTOP/tip4p.gro" ] ||
@@ -246,9 +205,12 @@ t barsolve 0 "bar-solve -n 0 t1.fek > bs.txt"
 
 # bad input: one line, the documented status
 t top-no-file 66 "tpi-gpu --top nonexistent.top tip4p.gro"
-t top-gpu 69 "tpi-gpu -d gpu --top tip4p.top tip4p.gro"
-says top-gpu 'CPU only'
-t top-gpu-env 69 "FEK_DEVICE=gpu tpi-gpu --top tip4p.top tip4p.gro"
+if command -v nvidia-smi > /dev/null 2>&1 && nvidia-smi -L > /dev/null 2>&1; then
+	skip top-gpu-absent "a GPU is present (tests/gpu-tpi-mol.sh covers -d gpu)"
+else
+	t top-gpu-absent 69 "tpi-gpu -d gpu --top tip4p.top tip4p.gro"
+	t top-gpu-env-absent 69 "FEK_DEVICE=gpu tpi-gpu --top tip4p.top tip4p.gro"
+fi
 t top-auto 0 "FEK_DEVICE=auto tpi-gpu -d auto --top tip4p.top --mdp pme.mdp -t 300 -n 10 tip4p.gro > auto.fek"
 t_usage top-lj "tpi-gpu --top tip4p.top --lj 1:1 tip4p.gro"
 t_usage mdp-alone "tpi-gpu --mdp pme.mdp tip4p.gro"

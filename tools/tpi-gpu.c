@@ -38,7 +38,7 @@ usage(int code)
 	    "[--rc cutoff] [--shift]\n"
 	    "               [--tail] [--type t] [--units lj|real|gmx] "
 	    "[file ...]\n"
-	    "       tpi-gpu [-ETqv] [-d cpu|auto] [-n insertions] [-s seed] "
+	    "       tpi-gpu [-ETqv] [-d cpu|gpu|auto] [-n insertions] [-s seed] "
 	    "[-t temperature]\n"
 	    "               [--bins lo:hi:width] [--config file.gro] "
 	    "[--format format]\n"
@@ -278,21 +278,10 @@ setup(struct args *a, int argc, char **argv)
 {
 	a->rq.seed = a->com.seed;
 	a->rq.text = a->com.text;
-	if (a->top != NULL) {
-		enum fek_device want;
-
-		/* molecules: the CPU's double precision only, so far; -d
-		 * gpu (or FEK_DEVICE=gpu) is refused, auto is the CPU */
-		if (fek_device_request(a->com.dev, &want) < 0)
-			fek_die();
-		if (want == FEK_DEV_GPU)
-			fek_errx(FEK_EX_UNAVAILABLE, "--top: molecules are "
-			    "inserted on the CPU only (-d cpu or auto)");
-		a->rq.dev = FEK_DEV_CPU;
-		if (fek_tpi_molsys_load(&a->ms, a->top, a->mdp,
-		    a->molecule, a->config) < 0)
-			fek_die();
-	} else if (fek_device_resolve(a->com.dev, 1, &a->rq.dev) < 0)
+	if (fek_device_resolve(a->com.dev, 1, &a->rq.dev) < 0)
+		fek_die();
+	if (a->top != NULL && fek_tpi_molsys_load(&a->ms, a->top, a->mdp,
+	    a->molecule, a->config) < 0)
 		fek_die();
 	a->cmd = fek_cmdline(argc, argv);
 	a->rq.prov = a->cmd;
@@ -339,8 +328,9 @@ do_frame(struct args *a, struct job *j, const char *path)
 		if (rq->del && ms->m.nkind == 0 && rq->nins == 0)
 			fek_errx(FEK_EX_DATA, "%s: no molecule %s to delete",
 			    a->top, ms->m.name);
-		fek_tpi_mol_cpu(&ms->m, &ms->mf, &run->par, (uint64_t)id,
-		    &run->res);
+		if (fek_tpi_mol_engine_frame(run->meng, &ms->m, &ms->mf,
+		    &run->par, (uint64_t)id, &run->res) < 0)
+			fek_die();
 		V = ms->mf.V;
 	} else {
 		if (fek_tpi_frame_prepare(&j->tf, fr, &run->par) < 0)

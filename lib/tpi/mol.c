@@ -9,31 +9,17 @@
  * nonbonded.c); smooth PME after Essmann et al., J. Chem. Phys. 103,
  * 8577 (1995), Eqs. 4.6-4.7.
  *
- * The real-space pairs are mol_pairs.c's.
- *
- * The molecule's own reciprocal term 1/2 Q_m theta Q_m (mol.h) is a sum
- * over pairs of its charged sites s, s' of q_s q_s' sum_{a,b} w_s(a)
- * w_s'(b) theta(base_s - a - base_s' + b), the weights w of B-spline
- * order p along each axis; since the weights factor by axis, it is
- *   sum_t theta(base_s - base_s' + t) c_0(t_0) c_1(t_1) c_2(t_2),
- *   c_d(t) = sum_a w_s,d(a) w_s',d(a + t),  -p < t_d < p,
- * (2p - 1)^3 terms a pair instead of p^6.
- *
- * Orientation: Shoemake's uniform random unit quaternion (Graphics Gems
- * III, 1992, "Uniform random rotations") from three uniforms u_1..u_3:
- *   (sqrt(1 - u_1) sin 2 pi u_2, sqrt(1 - u_1) cos 2 pi u_2,
- *    sqrt(u_1) sin 2 pi u_3, sqrt(u_1) cos 2 pi u_3).
+ * The real-space pairs are mol_pairs.c's; where the molecule goes, its
+ * terms with itself and its reciprocal terms are mol_eval.h's, which the
+ * GPU shares.
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/fek.h"
-#include "mm/pme_eval.h"
-#include "particles/rng_eval.h"
 #include "tpi/mol.h"
 
-#define PMAX FEK_PME_ORDER_MAX
 #define SUB FEK_TPI_MOL_SUB
 
 /* The template from the last ns atoms of the configuration cfg, made
@@ -325,6 +311,49 @@ background(const struct fek_tpi_mol *m, double qs, double V)
 	return fek_pme_background_energy(m->nb.f, m->nb.beta, V, qs);
 }
 
+/* mf->v: the molecule and the frame as one move reads them */
+static void
+view(const struct fek_tpi_mol *m, struct fek_tpi_molframe *mf)
+{
+	struct fek_tpi_molview *v = &mf->v;
+
+	memset(v, 0, sizeof *v);
+	v->ns = m->ns;
+	v->nxp = m->nxp;
+	v->ntype = m->t->ntype;
+	v->pme = m->pme;
+	v->order = m->order;
+	v->tmpl = m->tmpl;
+	v->q = m->q;
+	v->type = m->type;
+	v->xp = m->xp;
+	v->ljsite = m->ljsite;
+	v->c6 = m->t->c6;
+	v->c12 = m->t->c12;
+	v->nb = m->nb;
+	v->rmax = m->rmax;
+	v->erfc = m->erfc;
+	memcpy(v->n, m->n, sizeof v->n);
+	v->box = mf->box;
+	memcpy(v->nc, mf->nc, sizeof v->nc);
+	v->ljstart = mf->lj.cstart;
+	v->ljx = mf->lj.x;
+	v->ljy = mf->lj.y;
+	v->ljz = mf->lj.z;
+	v->ljtype = mf->lj.type;
+	v->ljatom = mf->lj.atom;
+	v->chstart = mf->ch.cstart;
+	v->chx = mf->ch.x;
+	v->chy = mf->ch.y;
+	v->chz = mf->ch.z;
+	v->chq = mf->ch.q;
+	v->chatom = mf->ch.atom;
+	v->phi = mf->phi;
+	v->theta = mf->theta;
+	v->du_ins = mf->du_ins;
+	v->du_del = mf->du_del;
+}
+
 int
 fek_tpi_mol_frame(struct fek_tpi_mol *m, struct fek_tpi_molframe *mf,
     const struct fek_frame *fr, const char *what)
@@ -433,6 +462,7 @@ fek_tpi_mol_frame(struct fek_tpi_mol *m, struct fek_tpi_molframe *mf,
 		mf->du_ins += background(m, m->qsum + m->qm, mf->V) - u0;
 		mf->du_del += u0 - background(m, m->qsum - m->qm, mf->V);
 	}
+	view(m, mf);
 	return 0;
 }
 
@@ -451,168 +481,21 @@ void
 fek_tpi_mol_place(const struct fek_tpi_mol *m, const struct fek_box *b,
     uint64_t key, uint64_t fid, uint64_t k, double *x)
 {
-	double s[3], r[3], u[4], qx, qy, qz, qw, R[3][3];
-
-	fek_tpi_point(key, fid, k, b, s, r);
-	fek_rng_uniforms2(key, (uint32_t)k, (uint32_t)(k >> 32), fid,
-	    FEK_RNG_INSERT, 1, u);
-	fek_rng_uniforms2(key, (uint32_t)k, (uint32_t)(k >> 32), fid,
-	    FEK_RNG_INSERT, 2, u + 2);
-	qx = sqrt(1 - u[0]) * sin(2 * M_PI * u[1]);
-	qy = sqrt(1 - u[0]) * cos(2 * M_PI * u[1]);
-	qz = sqrt(u[0]) * sin(2 * M_PI * u[2]);
-	qw = sqrt(u[0]) * cos(2 * M_PI * u[2]);
-	R[0][0] = 1 - 2 * (qy * qy + qz * qz);
-	R[0][1] = 2 * (qx * qy - qz * qw);
-	R[0][2] = 2 * (qx * qz + qy * qw);
-	R[1][0] = 2 * (qx * qy + qz * qw);
-	R[1][1] = 1 - 2 * (qx * qx + qz * qz);
-	R[1][2] = 2 * (qy * qz - qx * qw);
-	R[2][0] = 2 * (qx * qz - qy * qw);
-	R[2][1] = 2 * (qy * qz + qx * qw);
-	R[2][2] = 1 - 2 * (qx * qx + qy * qy);
-	for (int i = 0; i < m->ns; i++) {
-		const double *p = m->tmpl + 3 * i;
-
-		for (int a = 0; a < 3; a++)
-			x[3 * i + a] = r[a] + R[a][0] * p[0] + R[a][1] * p[1] +
-			    R[a][2] * p[2];
-	}
-}
-
-/* The molecule's B-spline weights: base[s], w[s] (charged sites). */
-struct spline {
-	int base[3];
-	double w[3][PMAX];
-};
-
-/* 1/2 Q_m theta Q_m and Q_m phi (no prefactor) of the sites at x. */
-static void
-reciprocal(const struct fek_tpi_mol *m, const struct fek_tpi_molframe *mf,
-    const double *x, double *self, double *cross)
-{
-	const int n0 = m->n[0], n1 = m->n[1], n2 = m->n[2], p = m->order;
-	struct spline sp[16], *sv = sp;
-	double sum = 0, cr = 0;
-	int k2[PMAX], i0[2 * PMAX - 1], i1[2 * PMAX - 1], i2[2 * PMAX - 1];
-
-	if (m->ns > 16)
-		sv = fek_alloc(m->ns, sizeof *sv);
-	for (int s = 0; s < m->ns; s++) {
-		if (m->q[s] == 0)
-			continue;
-		fek_pme_point_weights(&mf->box, m->n, p, x + 3 * s,
-		    sv[s].base, sv[s].w, NULL);
-		/* with the frame: pme.c's gather order */
-		for (int j = 0; j < p; j++)
-			k2[j] = fek_tpi_wrapi(sv[s].base[2] - j, n2);
-		for (int j0 = 0; j0 < p; j0++) {
-			int k0 = fek_tpi_wrapi(sv[s].base[0] - j0, n0);
-
-			for (int j1 = 0; j1 < p; j1++) {
-				int k1 = fek_tpi_wrapi(sv[s].base[1] - j1, n1);
-				const double *row = mf->phi + ((size_t)k0 * n1 +
-				    k1) * n2;
-				double acc = 0;
-
-				for (int j2 = 0; j2 < p; j2++)
-					acc += sv[s].w[2][j2] * row[k2[j2]];
-				cr += m->q[s] * sv[s].w[0][j0] *
-				    sv[s].w[1][j1] * acc;
-			}
-		}
-	}
-	for (int s = 0; s < m->ns; s++) {
-		if (m->q[s] == 0)
-			continue;
-		for (int s2 = s; s2 < m->ns; s2++) {
-			double c[3][2 * PMAX - 1], acc = 0;
-			int d0[3];
-
-			if (m->q[s2] == 0)
-				continue;
-			for (int d = 0; d < 3; d++) {
-				d0[d] = sv[s].base[d] - sv[s2].base[d];
-				for (int tt = -(p - 1); tt <= p - 1; tt++) {
-					double v = 0;
-
-					for (int a = 0; a < p; a++)
-						if (a + tt >= 0 && a + tt < p)
-							v += sv[s].w[d][a] *
-							    sv[s2].w[d][a + tt];
-					c[d][tt + p - 1] = v;
-				}
-			}
-			for (int t = 0; t < 2 * p - 1; t++) {
-				i0[t] = fek_tpi_wrapi(d0[0] + t - (p - 1), n0);
-				i1[t] = fek_tpi_wrapi(d0[1] + t - (p - 1), n1);
-				i2[t] = fek_tpi_wrapi(d0[2] + t - (p - 1), n2);
-			}
-			for (int t0 = 0; t0 < 2 * p - 1; t0++) {
-				for (int t1 = 0; t1 < 2 * p - 1; t1++) {
-					const double *row = mf->theta +
-					    ((size_t)i0[t0] * n1 + i1[t1]) * n2;
-					double r = 0;
-
-					for (int t2 = 0; t2 < 2 * p - 1; t2++)
-						r += row[i2[t2]] * c[2][t2];
-					acc += c[0][t0] * c[1][t1] * r;
-				}
-			}
-			sum += (s == s2 ? 1 : 2) * m->q[s] * m->q[s2] * acc;
-		}
-	}
-	if (sv != sp)
-		free(sv);
-	*self = 0.5 * sum;
-	*cross = cr;
+	fek_tpi_molv_place(m->tmpl, m->ns, b, key, fid, k, x);
 }
 
 double
 fek_tpi_mol_energy(const struct fek_tpi_mol *m,
     const struct fek_tpi_molframe *mf, const double *x, long del)
 {
-	double elj = 0, ec = 0, fi[3];
+	double elj = 0, ec = 0;
 
 	fek_tpi_mol_pairs(m, mf, x, del, &elj, &ec);
-	/* the molecule's excluded pairs and self terms */
-	for (int k = 0; k < m->nxp; k++) {
-		int a = m->xp[2 * k], b = m->xp[2 * k + 1];
-		double d[3], r2;
-
-		for (int c = 0; c < 3; c++)
-			d[c] = x[3 * a + c] - x[3 * b + c];
-		fek_box_minimage(&mf->box, d);
-		r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
-		fek_mm_nb_excluded(&m->nb, m->q[a] * m->q[b], r2, d, &ec, fi);
-	}
-	/* pairs of its sites that are not excluded (none in a water
-	 * model), as md-gpu counts them */
-	for (int a = 0; a < m->ns; a++)
-		for (int b = a + 1; b < m->ns; b++) {
-			double d[3], r2;
-			int ex = 0;
-
-			for (int k = 0; k < m->nxp; k++)
-				ex |= m->xp[2 * k] == a && m->xp[2 * k + 1] == b;
-			if (ex)
-				continue;
-			for (int c = 0; c < 3; c++)
-				d[c] = x[3 * a + c] - x[3 * b + c];
-			fek_box_minimage(&mf->box, d);
-			r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
-			if (r2 < m->rmax * m->rmax)
-				fek_mm_nb_pair(&m->nb, m->t->c6[m->type[a] *
-				    m->t->ntype + m->type[b]], m->t->c12[
-				    m->type[a] * m->t->ntype + m->type[b]],
-				    m->q[a] * m->q[b], r2, d, &elj, &ec, fi);
-		}
-	for (int s = 0; s < m->ns; s++)
-		ec += fek_mm_nb_self(&m->nb, m->q[s]);
+	fek_tpi_molv_intra(&mf->v, x, &elj, &ec);
 	if (m->pme) {
 		double self, cross;
 
-		reciprocal(m, mf, x, &self, &cross);
+		fek_tpi_molv_recip(&mf->v, x, &self, &cross);
 		ec += m->nb.f * (del < 0 ? cross + self : cross - self);
 	}
 	return elj + ec + (del < 0 ? mf->du_ins : mf->du_del);

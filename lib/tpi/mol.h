@@ -42,6 +42,7 @@
 #include "mm/mm.h"
 #include "mm/nonbonded_eval.h"
 #include "particles/trajin.h"
+#include "tpi/mol_eval.h"
 #include "tpi/tpi.h"
 
 /* The system and the molecule moved. */
@@ -110,6 +111,8 @@ struct fek_tpi_molframe {
 	double du_ins, du_del;		/* dispersion correction and
 					   background changes, kJ/mol */
 	long cap, capgrid;
+	struct fek_tpi_molview v;	/* the molecule and this frame, as
+					   one move reads them (mol_eval.h) */
 };
 
 /* The molecule of t to move (name: a residue name, or NULL for the last
@@ -143,11 +146,10 @@ double	fek_tpi_mol_energy(const struct fek_tpi_mol *m,
 	    const struct fek_tpi_molframe *mf, const double *x, long del);
 
 /* Within mol.c and mol_pairs.c: cells at least rmax / FEK_TPI_MOL_SUB
- * wide; list L filled with the n atoms i of the frame at x that have
+ * wide (mol_eval.h); list L filled with the n atoms i of the frame at x that have
  * want[i], sorted by cell[i] (of ncell); the molecule's real-space pairs
  * at x with the frame (those of the molecule from atom del left out), LJ
  * added to *elj, Coulomb to *ec. */
-#define FEK_TPI_MOL_SUB 2
 void	fek_tpi_plist_fill(struct fek_tpi_plist *L, const struct fek_mm_top *t,
 	    const double *x, const long *cell, long ncell, const char *want,
 	    long n);
@@ -156,17 +158,27 @@ void	fek_tpi_mol_pairs(const struct fek_tpi_mol *m,
 	    const struct fek_tpi_molframe *mf, const double *x, long del,
 	    double *elj, double *ec);
 
-/* i modulo n, in 0 .. n - 1 */
-static inline int
-fek_tpi_wrapi(long i, int n)
-{
-	i %= n;
-	return (int)(i < 0 ? i + n : i);
-}
-
 /* One frame's moves on the CPU (OpenMP): fek_tpi_cpu's contract. */
 int	fek_tpi_mol_cpu(const struct fek_tpi_mol *m,
 	    const struct fek_tpi_molframe *mf, const struct fek_tpi_par *par,
 	    uint64_t fid, struct fek_tpi_result *res);
+
+/* The moves on the device the run chose (mol_engine.c): dev FEK_DEV_CPU
+ * or FEK_DEV_GPU, as fek_device_resolve settled it; NULL with
+ * fek_seterr(69 or 70) when the GPU's context cannot be made.  A frame:
+ * fek_tpi_mol_cpu's contract on either; -1 with fek_seterr(70) on a CUDA
+ * failure. */
+struct fek_tpi_mol_engine;
+struct fek_tpi_mol_engine *fek_tpi_mol_engine_new(const struct fek_tpi_mol *m,
+	    const struct fek_tpi_par *par, enum fek_device dev);
+int	fek_tpi_mol_engine_frame(struct fek_tpi_mol_engine *e,
+	    const struct fek_tpi_mol *m, const struct fek_tpi_molframe *mf,
+	    const struct fek_tpi_par *par, uint64_t fid,
+	    struct fek_tpi_result *res);
+enum fek_device fek_tpi_mol_engine_device(const struct fek_tpi_mol_engine *e);
+/* The GPU's timings into st: 1, or 0 on the CPU. */
+int	fek_tpi_mol_engine_stats(const struct fek_tpi_mol_engine *e,
+	    struct fek_tpi_gpu_stats *st);
+void	fek_tpi_mol_engine_free(struct fek_tpi_mol_engine *e);
 
 #endif

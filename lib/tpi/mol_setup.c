@@ -114,5 +114,8 @@ fek_tpi_mol_run_start(struct fek_tpi_run *run,
 	    "potential-shift" : "none");
 	fek_hdr_add(k, "TAIL", "%s", par->tail ? "yes" : "no");
 	fek_hdr_add(k, "PRECISION", "double");
+	if ((run->meng = fek_tpi_mol_engine_new(&ms->m, par, rq->dev)) ==
+	    NULL)
+		return -1;
 	return 0;
 }

@@ -70,10 +70,12 @@ fek_tpi_mol_report(const struct fek_tpi_run *run, const struct fek_tpi_molsys *m
     long long nframes, long long nins, long long ndel, double dt)
 {
 	const struct fek_tpi_mol *m = &ms->m;
+	struct fek_tpi_gpu_stats st;
 
-	fprintf(stderr, "tpi-gpu: %lld frames on the CPU: %lld insertions, "
-	    "%lld deletions in %.3f s (%.4g insertions/s)\n", nframes, nins,
-	    ndel, dt, nins / dt);
+	fprintf(stderr, "tpi-gpu: %lld frames on the %s: %lld insertions, "
+	    "%lld deletions in %.3f s (%.4g insertions/s)\n", nframes,
+	    fek_tpi_mol_engine_device(run->meng) == FEK_DEV_GPU ? "GPU" :
+	    "CPU", nins, ndel, dt, nins / dt);
 	fprintf(stderr, "tpi-gpu: molecule %s: %d sites, net charge %.6g e, "
 	    "%ld of its kind in the frames; beta = %.10g per kJ/mol (%.6g "
 	    "K)\n", m->name, m->ns, m->qm, m->nkind, run->par.beta,
@@ -85,5 +87,10 @@ fek_tpi_mol_report(const struct fek_tpi_run *run, const struct fek_tpi_molsys *m
 		fprintf(stderr, "; PME grid %d x %d x %d, order %d, beta %.10g "
 		    "/nm", m->n[0], m->n[1], m->n[2], m->order, m->nb.beta);
 	fputc('\n', stderr);
+	if (fek_tpi_mol_engine_stats(run->meng, &st))
+		fprintf(stderr, "tpi-gpu: %s: setup %.1f ms, upload %.1f ms "
+		    "(lists, PME grids), insertions %.1f ms, deletions %.1f "
+		    "ms, fetch %.1f ms\n", st.device, st.setup_ms,
+		    st.upload_ms, st.insert_ms, st.delete_ms, st.fetch_ms);
 }
 

@@ -181,6 +181,7 @@ void
 fek_tpi_run_free(struct fek_tpi_run *run)
 {
 	fek_tpi_engine_free(run->eng);
+	fek_tpi_mol_engine_free(run->meng);
 	fek_tpi_out_free(&run->out);
 	fek_tpi_result_free(&run->res);
 	fek_pair_free(&run->pp);

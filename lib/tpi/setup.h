@@ -52,6 +52,7 @@ struct fek_tpi_run {
 	struct fek_tpi_result res;
 	struct fek_tpi_out out;		/* writes to fp */
 	struct fek_tpi_engine *eng;
+	struct fek_tpi_mol_engine *meng;	/* --top's, in place of eng */
 };
 
 /* Settle run from rq and the first frame fr, read from path (named in
@@ -86,7 +87,7 @@ int	fek_tpi_molsys_load(struct fek_tpi_molsys *ms, const char *top,
 void	fek_tpi_molsys_free(struct fek_tpi_molsys *ms);
 /* A run of molecule moves settled by its first frame fr (for the
  * temperature, -t or its TEMP key): fek_tpi_run_start's contract, with
- * no pair potential and no engine (the moves run on the CPU). */
+ * no pair potential and the molecules' engine (meng) on rq's device. */
 int	fek_tpi_mol_run_start(struct fek_tpi_run *run,
 	    const struct fek_tpi_molsys *ms, const struct fek_tpi_request *rq,
 	    const struct fek_frame *fr, const char *path, FILE *fp);
