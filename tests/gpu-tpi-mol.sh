@@ -10,7 +10,8 @@
 # an all-atom methane the frames lack; and, where FEK_MM_GPU_DATA holds
 # them (scripts/mm-gpu-data), SPC/E and OPLS-AA TIP4P with PME of order
 # 6.  Then the same bytes from two GPU runs, and a molecule of more sites
-# than the GPU takes refused with 69.  Skipped unless FEK_TEST_GPU is
+# than the GPU takes refused with 69 (-d gpu) or moved on the CPU (-d
+# auto).  Skipped unless FEK_TEST_GPU is
 # set; FEK_TEST_GPU_AS=cpu runs every check with -d cpu instead (a check
 # of this script where there is no GPU).
 . "$(dirname "$0")/lib.sh"
@@ -77,5 +78,8 @@ solute_top chain.top 'CB 6 14.0 0.0 A 0.35 0.5' \
 if [ "$G" = gpu ]; then
 	t chain-gpu 69 "tpi-gpu -d gpu --top chain.top --mdp tip4p2005.mdp --config chain.gro -t 300 -n 10 tip4p2005-267.gro"
 	says chain-gpu 'has 17 sites; the GPU takes at most 16'
+	# -d auto takes the CPU for it
+	t chain-auto 0 "tpi-gpu -d auto -v --top chain.top --mdp tip4p2005.mdp --config chain.gro -t 300 -n 10 tip4p2005-267.gro > chain-auto.fek 2> chain-auto.log"
+	ok chain-auto-cpu grep -q 'frames on the CPU' chain-auto.log
 fi
 t chain-cpu 0 "tpi-gpu -d cpu -q --top chain.top --mdp tip4p2005.mdp --config chain.gro -t 300 -n 10 tip4p2005-267.gro > chain.fek"

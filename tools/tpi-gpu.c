@@ -21,6 +21,7 @@
 #include "core/progress.h"
 #include "stream/stream.h"
 #include "particles/trajin.h"
+#include "tpi/mol_gpu.h"
 #include "tpi/setup.h"
 
 static void __attribute__((noreturn))
@@ -276,12 +277,22 @@ parse_args(int argc, char **argv, struct args *a)
 static void
 setup(struct args *a, int argc, char **argv)
 {
+	enum fek_device want;
+	int fits = 1;
+
 	a->rq.seed = a->com.seed;
 	a->rq.text = a->com.text;
-	if (fek_device_resolve(a->com.dev, 1, &a->rq.dev) < 0)
-		fek_die();
-	if (a->top != NULL && fek_tpi_molsys_load(&a->ms, a->top, a->mdp,
-	    a->molecule, a->config) < 0)
+	if (a->top != NULL) {
+		if (fek_tpi_molsys_load(&a->ms, a->top, a->mdp, a->molecule,
+		    a->config) < 0)
+			fek_die();
+		fits = a->ms.m.ns <= FEK_TPI_MOL_GPU_MAXSITES;
+	}
+	/* a molecule the GPU cannot hold: -d auto takes the CPU, -d gpu
+	 * gets the GPU engine's message (69) */
+	if (fek_device_request(a->com.dev, &want) < 0 ||
+	    fek_device_resolve(a->com.dev, fits || want == FEK_DEV_GPU,
+	    &a->rq.dev) < 0)
 		fek_die();
 	a->cmd = fek_cmdline(argc, argv);
 	a->rq.prov = a->cmd;
