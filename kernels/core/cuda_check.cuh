@@ -49,4 +49,24 @@ fek_cuda_up(void **dst, const void *p, size_t n)
 	return cudaMemcpy(*dst, p, n, cudaMemcpyHostToDevice);
 }
 
+/* The device buffer *p grown to hold need items (a quarter more and 64
+ * kept in hand), its contents not kept; *cap its items.  -1 with
+ * fek_seterr(70) when the device has not the memory. */
+template <typename T> static inline int
+fek_cuda_grow(T **p, long *cap, long need, const char *what)
+{
+	cudaError_t e;
+
+	if (need <= *cap)
+		return 0;
+	cudaFree(*p);
+	*p = NULL;
+	*cap = 0;
+	if ((e = cudaMalloc((void **)p, (size_t)(need + need / 4 + 64) *
+	    sizeof(T))) != cudaSuccess)
+		return fek_cuda_fail(e, what);
+	*cap = need + need / 4 + 64;
+	return 0;
+}
+
 #endif

@@ -109,19 +109,6 @@ ms_since(const struct timespec *t0)
 #define CK(call, what) do { cudaError_t e_ = (call); \
 	if (e_ != cudaSuccess) return fek_cuda_fail(e_, what); } while (0)
 
-/* Grow a device buffer to hold need items. */
-template <typename T> static int
-dgrow(T **p, long *cap, long need, const char *what)
-{
-	if (need <= *cap)
-		return 0;
-	cudaFree(*p);
-	*p = NULL;
-	*cap = need + need / 4 + 64;
-	CK(cudaMalloc((void **)p, (size_t)*cap * sizeof(T)), what);
-	return 0;
-}
-
 __global__ void
 k_points(long n, struct kframe kf, int *cell, int *kidx)
 {
@@ -344,16 +331,17 @@ fek_tpi_gpu_new(const struct fek_tpi_par *par)
 	if ((env = getenv("FEK_TPI_BLOCK")) != NULL && atoi(env) >= 32 &&
 	    atoi(env) <= 1024 && atoi(env) % 32 == 0)
 		g->block = atoi(env);
-	if (dgrow(&g->cell, &cap, CHUNK, "cells") < 0 ||
-	    (cap = 0, dgrow(&g->kidx, &cap, CHUNK, "insertions")) < 0 ||
-	    (cap = 0, dgrow(&g->cell_s, &cap, CHUNK, "cells")) < 0 ||
-	    (cap = 0, dgrow(&g->kidx_s, &cap, CHUNK, "insertions")) < 0 ||
-	    (cap = 0, dgrow(&g->bu, &cap, CHUNK, "energies")) < 0 ||
-	    (cap = 0, dgrow(&g->hist, &cap, 2 * (par->nbins + 2),
+	if (fek_cuda_grow(&g->cell, &cap, CHUNK, "cells") < 0 ||
+	    (cap = 0, fek_cuda_grow(&g->kidx, &cap, CHUNK, "insertions")) <
+	    0 || (cap = 0, fek_cuda_grow(&g->cell_s, &cap, CHUNK, "cells")) <
+	    0 || (cap = 0, fek_cuda_grow(&g->kidx_s, &cap, CHUNK,
+	    "insertions")) < 0 ||
+	    (cap = 0, fek_cuda_grow(&g->bu, &cap, CHUNK, "energies")) < 0 ||
+	    (cap = 0, fek_cuda_grow(&g->hist, &cap, 2 * (par->nbins + 2),
 	    "histogram")) < 0 ||
-	    (cap = 0, dgrow(&g->coef, &cap, FEK_PMD_MAXTYPES,
+	    (cap = 0, fek_cuda_grow(&g->coef, &cap, FEK_PMD_MAXTYPES,
 	    "coefficients")) < 0 ||
-	    (cap = 0, dgrow(&g->cf, &cap, FEK_PMD_MAXTYPES,
+	    (cap = 0, fek_cuda_grow(&g->cf, &cap, FEK_PMD_MAXTYPES,
 	    "coefficients")) < 0)
 		goto fail;
 	if ((e = cub::DeviceRadixSort::SortPairs(NULL, g->tmp_bytes, g->cell,
@@ -396,13 +384,16 @@ upload(struct fek_tpi_gpu *g, const struct fek_tpi_frame *tf)
 	long need = tf->n > 0 ? tf->n : 1;
 	long norig = 3L * tf->g.nc[1] * tf->g.nc[2];
 
-	if (dgrow(&g->atom, &g->cap_atom, need, "particles") < 0 ||
-	    dgrow(&g->af, &g->cap_af, need, "particles") < 0 || dgrow(&g->cstart, &g->cap_cell, tf->g.ncell + 1, "cells") <
-	    0 || dgrow(&g->rows, &g->cap_row, tf->g.nrow, "rows") < 0 ||
-	    dgrow(&g->delidx, &g->cap_del, tf->ndel > 0 ? tf->ndel : 1,
-	    "deletions") < 0 || dgrow(&g->delr, &g->cap_delr, 3 * (tf->ndel >
-	    0 ? tf->ndel : 1), "deletions") < 0 || dgrow(&g->orig,
-	    &g->cap_orig, norig, "cells") < 0)
+	if (fek_cuda_grow(&g->atom, &g->cap_atom, need, "particles") < 0 ||
+	    fek_cuda_grow(&g->af, &g->cap_af, need, "particles") < 0 ||
+	    fek_cuda_grow(&g->cstart, &g->cap_cell, tf->g.ncell + 1,
+	    "cells") < 0 ||
+	    fek_cuda_grow(&g->rows, &g->cap_row, tf->g.nrow, "rows") < 0 ||
+	    fek_cuda_grow(&g->delidx, &g->cap_del, tf->ndel > 0 ? tf->ndel :
+	    1, "deletions") < 0 ||
+	    fek_cuda_grow(&g->delr, &g->cap_delr, 3 * (tf->ndel > 0 ?
+	    tf->ndel : 1), "deletions") < 0 ||
+	    fek_cuda_grow(&g->orig, &g->cap_orig, norig, "cells") < 0)
 		return -1;
 	CK(cudaMemcpy(g->coef, tf->coef, sizeof tf->coef,
 	    cudaMemcpyHostToDevice), "coefficients");
@@ -448,7 +439,7 @@ fek_tpi_gpu_frame(struct fek_tpi_gpu *g, const struct fek_tpi_frame *tf,
 		nbits++;
 	kf.subbits = nbits + 3 <= 31 ? 3 : 0;
 	nbits += kf.subbits;
-	if (upload(g, tf) < 0 || dgrow(&g->part, &g->cap_part, ngi + ngd + 1,
+	if (upload(g, tf) < 0 || fek_cuda_grow(&g->part, &g->cap_part, ngi + ngd + 1,
 	    "sums") < 0)
 		return -1;
 	CK(cudaMemset(g->hist, 0, 2 * ns * sizeof *g->hist), "histogram");

@@ -25,7 +25,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <cuda_runtime.h>
 #include <cub/cub.cuh>
@@ -51,7 +50,8 @@ enum { F_LJSTART, F_LJX, F_LJY, F_LJZ, F_LJTYPE, F_LJATOM, F_CHSTART, F_CHX,
 struct fek_tpi_molgpu {
 	int nsm;
 	struct fek_tpi_gpu_stats st;
-	void *mol[M_N], *frm[F_N];
+	char *mol[M_N], *frm[F_N];
+	long cap_mol[M_N], cap_frm[F_N];	/* their bytes */
 	double *bu;			/* a chunk's (or the deletions') beta u */
 	long cap_bu;
 	double *hbu;			/* the same on the host (-E) */
@@ -62,16 +62,6 @@ struct fek_tpi_molgpu {
 	long cap_part, cap_spart;
 	unsigned long long *hist;	/* 2 (nbins + 2) */
 };
-
-static double
-ms_since(const struct timespec *t0)
-{
-	struct timespec t1;
-
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	return (t1.tv_sec - t0->tv_sec) * 1e3 + (t1.tv_nsec - t0->tv_nsec) *
-	    1e-6;
-}
 
 /* The cell of the centre of insertion base + k, k < n, and k. */
 __global__ static void
@@ -127,44 +117,31 @@ k_mol_delete(struct fek_tpi_molview v, long n, const long *kind,
 	bu[q] = beta * fek_tpi_molv_energy(&v, x, kind[q]);
 }
 
-/* A device copy of n items of p into g's slot *slot (freed first). */
+/* n bytes at p copied to the device into *slot, grown as needed (*cap
+ * its bytes): once a run for the molecule, once a frame for the frame. */
 static int
-up(void **slot, const void *p, size_t n)
+up(char **slot, long *cap, const void *p, size_t n)
 {
 	cudaError_t e;
 
-	cudaFree(*slot);
-	*slot = NULL;
 	if (p == NULL || n == 0)
 		return 0;
-	if ((e = fek_cuda_up(slot, p, n)) != cudaSuccess)
+	if (fek_cuda_grow(slot, cap, (long)n, "frame") < 0)
+		return -1;
+	if ((e = cudaMemcpy(*slot, p, n, cudaMemcpyHostToDevice)) !=
+	    cudaSuccess)
 		return fek_cuda_fail(e, "frame");
 	return 0;
 }
-
-/* Grow *p to hold need items of size sz. */
-static int
-grow(void **p, long *cap, long need, size_t sz, const char *what)
-{
-	cudaError_t e;
-
-	if (need <= *cap)
-		return 0;
-	cudaFree(*p);
-	*p = NULL;
-	*cap = 0;
-	if ((e = cudaMalloc(p, (size_t)need * sz)) != cudaSuccess)
-		return fek_cuda_fail(e, what);
-	*cap = need;
-	return 0;
-}
+#define UPM(g, i, p, n) up(&(g)->mol[i], &(g)->cap_mol[i], (p), (n))
+#define UPF(g, i, p, n) up(&(g)->frm[i], &(g)->cap_frm[i], (p), (n))
 
 extern "C" struct fek_tpi_molgpu *
 fek_tpi_mol_gpu_new(const struct fek_tpi_mol *m, const struct fek_tpi_par *par)
 {
 	struct fek_tpi_molgpu *g;
 	struct cudaDeviceProp prop;
-	struct timespec t0;
+	double t0;
 	cudaError_t e;
 	int dev, nt = m->t->ntype;
 	long cap = 0;
@@ -175,7 +152,7 @@ fek_tpi_mol_gpu_new(const struct fek_tpi_mol *m, const struct fek_tpi_par *par)
 		    MAXS);
 		return NULL;
 	}
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	t0 = fek_seconds();
 	g = (struct fek_tpi_molgpu *)fek_alloc(1, sizeof *g);
 	if ((e = cudaGetDevice(&dev)) != cudaSuccess ||
 	    (e = cudaGetDeviceProperties(&prop, dev)) != cudaSuccess) {
@@ -185,29 +162,24 @@ fek_tpi_mol_gpu_new(const struct fek_tpi_mol *m, const struct fek_tpi_par *par)
 	}
 	snprintf(g->st.device, sizeof g->st.device, "%s", prop.name);
 	g->nsm = prop.multiProcessorCount;
-	if (up(&g->mol[M_TMPL], m->tmpl, 3 * m->ns * sizeof(double)) < 0 ||
-	    up(&g->mol[M_Q], m->q, m->ns * sizeof(double)) < 0 ||
-	    up(&g->mol[M_TYPE], m->type, m->ns * sizeof(int)) < 0 ||
-	    up(&g->mol[M_XP], m->xp, 2 * m->nxp * sizeof(int)) < 0 ||
-	    up(&g->mol[M_LJSITE], m->ljsite, m->ns) < 0 ||
-	    up(&g->mol[M_C6], m->t->c6, (size_t)nt * nt * sizeof(double)) <
-	    0 || up(&g->mol[M_C12], m->t->c12, (size_t)nt * nt *
+	if (UPM(g, M_TMPL, m->tmpl, 3 * m->ns * sizeof(double)) < 0 ||
+	    UPM(g, M_Q, m->q, m->ns * sizeof(double)) < 0 ||
+	    UPM(g, M_TYPE, m->type, m->ns * sizeof(int)) < 0 ||
+	    UPM(g, M_XP, m->xp, 2 * m->nxp * sizeof(int)) < 0 ||
+	    UPM(g, M_LJSITE, m->ljsite, m->ns) < 0 ||
+	    UPM(g, M_C6, m->t->c6, (size_t)nt * nt * sizeof(double)) <
+	    0 || UPM(g, M_C12, m->t->c12, (size_t)nt * nt *
 	    sizeof(double)) < 0 ||
-	    (m->erfc.v != NULL && up(&g->mol[M_ERFC], m->erfc.v, 2 *
-	    ((size_t)m->erfc.n + 1) * sizeof(double)) < 0) ||
-	    grow((void **)&g->bu, &g->cap_bu, CHUNK, sizeof(double),
-	    "energies") < 0 ||
-	    (cap = 0, grow((void **)&g->cell, &cap, CHUNK, sizeof(int),
-	    "cells")) < 0 ||
-	    (cap = 0, grow((void **)&g->kidx, &cap, CHUNK, sizeof(int),
+	    UPM(g, M_ERFC, m->erfc.v, 2 * ((size_t)m->erfc.n + 1) *
+	    sizeof(double)) < 0 ||
+	    fek_cuda_grow(&g->bu, &g->cap_bu, CHUNK, "energies") < 0 ||
+	    (cap = 0, fek_cuda_grow(&g->cell, &cap, CHUNK, "cells")) < 0 ||
+	    (cap = 0, fek_cuda_grow(&g->kidx, &cap, CHUNK, "insertions")) <
+	    0 || (cap = 0, fek_cuda_grow(&g->cell_s, &cap, CHUNK, "cells")) <
+	    0 || (cap = 0, fek_cuda_grow(&g->kidx_s, &cap, CHUNK,
 	    "insertions")) < 0 ||
-	    (cap = 0, grow((void **)&g->cell_s, &cap, CHUNK, sizeof(int),
-	    "cells")) < 0 ||
-	    (cap = 0, grow((void **)&g->kidx_s, &cap, CHUNK, sizeof(int),
-	    "insertions")) < 0 ||
-	    (cap = 0,
-	    grow((void **)&g->hist, &cap, 2 * (par->nbins + 2),
-	    sizeof(unsigned long long), "histogram")) < 0) {
+	    (cap = 0, fek_cuda_grow(&g->hist, &cap, 2 * (par->nbins + 2),
+	    "histogram")) < 0) {
 		fek_tpi_mol_gpu_free(g);
 		return NULL;
 	}
@@ -218,7 +190,7 @@ fek_tpi_mol_gpu_new(const struct fek_tpi_mol *m, const struct fek_tpi_par *par)
 		fek_tpi_mol_gpu_free(g);
 		return NULL;
 	}
-	g->st.setup_ms = ms_since(&t0);
+	g->st.setup_ms = 1e3 * (fek_seconds() - t0);
 	return g;
 }
 
@@ -233,22 +205,22 @@ upload(struct fek_tpi_molgpu *g, const struct fek_tpi_mol *m,
 	const struct fek_tpi_plist *lj = &mf->lj, *ch = &mf->ch;
 	size_t nl = lj->n, nc = ch->n;
 
-	if (up(&g->frm[F_LJSTART], lj->cstart, (ncell + 1) * sizeof(long)) <
-	    0 || up(&g->frm[F_LJX], lj->x, nl * sizeof(double)) < 0 ||
-	    up(&g->frm[F_LJY], lj->y, nl * sizeof(double)) < 0 ||
-	    up(&g->frm[F_LJZ], lj->z, nl * sizeof(double)) < 0 ||
-	    up(&g->frm[F_LJTYPE], lj->type, nl * sizeof(int)) < 0 ||
-	    up(&g->frm[F_LJATOM], lj->atom, nl * sizeof(int)) < 0 ||
-	    up(&g->frm[F_CHSTART], ch->cstart, (ncell + 1) * sizeof(long)) <
-	    0 || up(&g->frm[F_CHX], ch->x, nc * sizeof(double)) < 0 ||
-	    up(&g->frm[F_CHY], ch->y, nc * sizeof(double)) < 0 ||
-	    up(&g->frm[F_CHZ], ch->z, nc * sizeof(double)) < 0 ||
-	    up(&g->frm[F_CHQ], ch->q, nc * sizeof(double)) < 0 ||
-	    up(&g->frm[F_CHATOM], ch->atom, nc * sizeof(int)) < 0 ||
-	    up(&g->frm[F_PHI], mf->phi, npt * sizeof(double)) < 0 ||
-	    up(&g->frm[F_THETA], mf->theta, npt * sizeof(double)) < 0 ||
-	    up(&g->frm[F_XF], mf->xf, 3 * (size_t)mf->n * sizeof(double)) <
-	    0 || up(&g->frm[F_KIND], m->kind, m->nkind *
+	if (UPF(g, F_LJSTART, lj->cstart, (ncell + 1) * sizeof(long)) <
+	    0 || UPF(g, F_LJX, lj->x, nl * sizeof(double)) < 0 ||
+	    UPF(g, F_LJY, lj->y, nl * sizeof(double)) < 0 ||
+	    UPF(g, F_LJZ, lj->z, nl * sizeof(double)) < 0 ||
+	    UPF(g, F_LJTYPE, lj->type, nl * sizeof(int)) < 0 ||
+	    UPF(g, F_LJATOM, lj->atom, nl * sizeof(int)) < 0 ||
+	    UPF(g, F_CHSTART, ch->cstart, (ncell + 1) * sizeof(long)) <
+	    0 || UPF(g, F_CHX, ch->x, nc * sizeof(double)) < 0 ||
+	    UPF(g, F_CHY, ch->y, nc * sizeof(double)) < 0 ||
+	    UPF(g, F_CHZ, ch->z, nc * sizeof(double)) < 0 ||
+	    UPF(g, F_CHQ, ch->q, nc * sizeof(double)) < 0 ||
+	    UPF(g, F_CHATOM, ch->atom, nc * sizeof(int)) < 0 ||
+	    UPF(g, F_PHI, mf->phi, npt * sizeof(double)) < 0 ||
+	    UPF(g, F_THETA, mf->theta, npt * sizeof(double)) < 0 ||
+	    UPF(g, F_XF, mf->xf, 3 * (size_t)mf->n * sizeof(double)) <
+	    0 || UPF(g, F_KIND, m->kind, m->nkind *
 	    sizeof(long)) < 0)
 		return -1;
 	*v = mf->v;
@@ -300,7 +272,7 @@ fek_tpi_mol_gpu_frame(struct fek_tpi_molgpu *g, const struct fek_tpi_mol *m,
     uint64_t fid, struct fek_tpi_result *res)
 {
 	struct fek_tpi_molview v;
-	struct timespec t0;
+	double t0;
 	long ngi = (long)((par->nins + FEK_TPI_GROUP - 1) / FEK_TPI_GROUP);
 	long nd = par->del ? m->nkind : 0;
 	long ngd = (nd + FEK_TPI_GROUP - 1) / FEK_TPI_GROUP;
@@ -312,19 +284,17 @@ fek_tpi_mol_gpu_frame(struct fek_tpi_molgpu *g, const struct fek_tpi_mol *m,
 	while ((1L << nbits) < ncell)
 		nbits++;
 
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	t0 = fek_seconds();
 	if (upload(g, m, mf, &v) < 0 ||
-	    grow((void **)&g->part, &g->cap_part, ngi + ngd + 1,
-	    sizeof(struct fek_tpi_part), "sums") < 0 ||
-	    grow((void **)&g->bu, &g->cap_bu, nd, sizeof(double),
-	    "energies") < 0)
+	    fek_cuda_grow(&g->part, &g->cap_part, ngi + ngd + 1, "sums") < 0 ||
+	    fek_cuda_grow(&g->bu, &g->cap_bu, nd, "energies") < 0)
 		return -1;
 	if ((e = cudaMemset(g->hist, 0, 2 * ns * sizeof *g->hist)) !=
 	    cudaSuccess)
 		return fek_cuda_fail(e, "histogram");
-	g->st.upload_ms += ms_since(&t0);
+	g->st.upload_ms += 1e3 * (fek_seconds() - t0);
 
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	t0 = fek_seconds();
 	for (long long base = 0; base < par->nins; base += CHUNK) {
 		long n = par->nins - base < CHUNK ? (long)(par->nins - base) :
 		    CHUNK;
@@ -351,9 +321,9 @@ fek_tpi_mol_gpu_frame(struct fek_tpi_molgpu *g, const struct fek_tpi_mol *m,
 	}
 	if ((e = cudaDeviceSynchronize()) != cudaSuccess)
 		return fek_cuda_fail(e, "insertions");
-	g->st.insert_ms += ms_since(&t0);
+	g->st.insert_ms += 1e3 * (fek_seconds() - t0);
 
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	t0 = fek_seconds();
 	if (nd > 0) {
 		k_mol_delete<<<(unsigned)((nd + BLOCK - 1) / BLOCK), BLOCK>>>(
 		    v, nd, (const long *)g->frm[F_KIND],
@@ -368,13 +338,13 @@ fek_tpi_mol_gpu_frame(struct fek_tpi_molgpu *g, const struct fek_tpi_mol *m,
 		if ((e = cudaDeviceSynchronize()) != cudaSuccess)
 			return fek_cuda_fail(e, "deletions");
 	}
-	g->st.delete_ms += ms_since(&t0);
+	g->st.delete_ms += 1e3 * (fek_seconds() - t0);
 
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	t0 = fek_seconds();
 	if (fek_tpi_gpu_results(par, g->part, ngi, ngd, nd, g->hist,
 	    &g->spart, &g->cap_spart, res) < 0)
 		return -1;
-	g->st.fetch_ms += ms_since(&t0);
+	g->st.fetch_ms += 1e3 * (fek_seconds() - t0);
 	return 0;
 }
 

@@ -170,16 +170,8 @@ fek_tpi_gpu_results(const struct fek_tpi_par *par,
 	unsigned long long *hh;
 	cudaError_t e;
 
-	if (si + sd + 1 > *cap) {
-		cudaFree(*spart);
-		*spart = NULL;
-		*cap = si + sd + 1;
-		if ((e = cudaMalloc((void **)spart, *cap * sizeof **spart)) !=
-		    cudaSuccess) {
-			*cap = 0;
-			return fek_cuda_fail(e, "sums");
-		}
-	}
+	if (fek_cuda_grow(spart, cap, si + sd + 1, "sums") < 0)
+		return -1;
 	if (si > 0)
 		k_merge<<<(unsigned)si, MERGEB>>>(ngi, part, 0, *spart);
 	if (sd > 0)
