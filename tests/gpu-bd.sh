@@ -13,7 +13,12 @@
 #    within 2 binomial errors; Coulomb point charges on grids (l = -7.14
 #    A, R = 20 A): k/k_Smol = 1.189, 10^5 trajectories, within 2 binomial
 #    errors; the GPU's rate equals the CPU's within their errors;
-#  - the same bytes twice, and for -f shards concatenated.
+#  - the same bytes twice, and for -f shards concatenated;
+#  - solutes of 300 atoms each (every sub-lane of bd_eval.h's order
+#    summing several): CPU = GPU sums (bd-check gpu), and the same rows
+#    whether warps run every trajectory to its end (FEK_BD_BLOCKS=0),
+#    blocks take over the last ones (the default; some must have been
+#    handed over) or blocks run them all.
 # Skipped unless FEK_TEST_GPU is set.  FEK_TEST_GPU_AS=cpu runs the
 # checks with -d cpu (a check of the script without a GPU).
 . "$(dirname "$0")/lib.sh"
@@ -100,3 +105,33 @@ t sh1 0 "$R -n 2000 n.pqr - n.pqr - one.rxn > sh1.txt"
 t sh2 0 "$R -f 2000 -n 3000 n.pqr - n.pqr - one.rxn > sh2.txt"
 rows sh1.txt sh2.txt > sh.rows
 same_file shards-same sh.rows rep1.rows
+
+# ---- warps and blocks: the same rows -----------------------------------------
+# 300 atoms a solute, in a ball of 9 A, charges +-0.3 (seeded awk)
+ball() {
+	awk -v seed="$1" -v s0="$2" 'BEGIN { srand(seed)
+		for (i = 1; i <= 300; ) {
+			x = 18 * rand() - 9; y = 18 * rand() - 9; z = 18 * rand() - 9
+			if (x * x + y * y + z * z > 81) continue
+			q = (rand() < 0.5 ? -0.3 : 0.3) * s0
+			printf "ATOM  %5d  X   SPH     1    %8.3f%8.3f%8.3f %7.4f %6.4f\n", i, x, y, z, q, 1.2
+			i++ } }'
+}
+ball 11 1 > ba.pqr
+ball 12 -1 > bb.pqr
+if [ "$G" = gpu ]; then
+	t eval-ball 0 "$BDCHECK gpu ba.pqr ta.dx bb.pqr tb.dx one.rxn 0.1 2000 $SEED"
+fi
+B="bd-step -d $G --diff 0.02:0.01 --rdiff 0.0005:0.0005 --bsphere 22 --qsphere 34 --contacts 1 --rxn-dist 3 --ionic 0.1 --dt 1:4 -s $SEED -T"
+t_pipe ball-warps 0 "FEK_BD_BLOCKS=0 $B -n 3000 ba.pqr ta.dx bb.pqr tb.dx one.rxn > bw.txt"
+t_pipe ball-end 0 "$B -v -n 3000 ba.pqr ta.dx bb.pqr tb.dx one.rxn > be.txt 2> be.log"
+t_pipe ball-blocks 0 "FEK_BD_BLOCKS=all $B -n 3000 ba.pqr ta.dx bb.pqr tb.dx one.rxn > bk.txt"
+rows bw.txt > bw.rows
+rows be.txt > be.rows
+rows bk.txt > bk.rows
+same_file ball-end-same bw.rows be.rows
+same_file ball-blocks-same bw.rows bk.rows
+if [ "$G" = gpu ]; then
+	ok ball-handed-over awk '/trajectories handed over/ { l = $0; sub(/.*[(]/, "", l); n = l + 0 }
+	    END { print "handed over:", n + 0 > "/dev/stderr"; exit !(n > 0) }' be.log
+fi

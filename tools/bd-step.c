@@ -357,9 +357,12 @@ report(const struct args *a, const struct fek_bd_system *x,
 		    "M^-1 s^-1 [%.5g, %.5g]\n", r.beta, r.beta_lo, r.beta_hi,
 		    r.k, r.k_lo, r.k_hi);
 		if (gst->device[0] != '\0')
-			fprintf(stderr, "bd-step: %s, %d warps, setup %.1f ms, "
-			    "run %.1f ms\n", gst->device, gst->warps,
-			    gst->setup_ms, gst->run_ms);
+			fprintf(stderr, "bd-step: %s, %d warps and %d blocks "
+			    "of 4 (%lld trajectories handed over, %lld "
+			    "finished by blocks), setup %.1f ms, run %.1f ms\n",
+			    gst->device, gst->warps, gst->tailblocks,
+			    gst->parked, gst->inblocks, gst->setup_ms,
+			    gst->run_ms);
 	}
 	if (!a->com.quiet && count[FEK_BD_STUCK] > 0)
 		fek_warnx("%lld of %ld trajectories stuck after %ld steps "

@@ -205,6 +205,10 @@ struct fek_bd_gpu_stats {
 	double setup_ms;		/* context, uploads */
 	double run_ms;			/* trajectories */
 	int warps;			/* resident warps of the launch */
+	int tailblocks;			/* resident blocks that take over
+					   the end */
+	long long parked;		/* trajectories warps handed over */
+	long long inblocks;		/* trajectories blocks finished */
 };
 
 /* engine.c: fek_bd_run_cpu or its GPU twin on dev (FEK_DEV_CPU or

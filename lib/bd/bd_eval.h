@@ -36,9 +36,15 @@
  *
  * The gradient at an atom is the analytic gradient of the trilinear
  * interpolant (constant along each axis within a cell).  The sums over
- * atoms are taken as a warp of FEK_BD_LANES lanes does: lane l sums
- * atoms l, l + 32, ..., then the lanes are added in a binary tree
- * (offsets 16, 8, 4, 2, 1): the CPU does the same in the same order.
+ * atoms are taken in one fixed order, which a warp and a block of
+ * FEK_BD_SUBLANES warps on the GPU and the CPU all follow: sub-lane
+ * v = l + 32 j (lane l < 32, j < 4) sums from zero B's atoms l + 32 j,
+ * + 64, + 128, ... (j = 0, 1) or A's atoms l + 32 (j - 2), + 64, ...
+ * (j = 2, 3); lane l adds its sub-lanes j = 0, 1, 2, 3 left to right;
+ * then the lanes are added in a binary tree (offsets 16, 8, 4, 2, 1).
+ * A warp's lane runs its four sub-lanes one after another; in a block
+ * each warp runs one.  So a trajectory's numbers do not depend on which
+ * of the two ran it.
  *
  * Random numbers: Philox4x32-10 (lib/pmd/pmd_eval.h), counter (trajectory
  * id, step, purpose): FEK_RNG_BD_START for the start (step = attempt),
@@ -55,7 +61,8 @@
 
 #define FEK_RNG_BD_START 5	/* start position and orientations */
 #define FEK_RNG_BD_STEP 6	/* a step's nine normals */
-#define FEK_BD_LANES 32		/* the width of the fixed-order sums */
+#define FEK_BD_LANES 32		/* lanes of the fixed-order sums' tree */
+#define FEK_BD_SUBLANES 4	/* sub-lanes a lane adds in turn */
 #define FEK_BD_NEEDMAX 8	/* contacts a reaction may need, at most */
 #define FEK_BD_STARTMAX 1000	/* attempts to place a start */
 
@@ -307,18 +314,18 @@ fek_bd_excluded(const struct fek_bd_body *m, const double *y)
  * A, torque on B. */
 #define FEK_BD_NSUM 10
 
-/* Lane `lane`'s share (of nl lanes) of the interaction at (r, RA, RB):
- * adds into acc[FEK_BD_NSUM] (not yet halved) and returns 1 if one of its
- * atoms lies in the partner's excluded volume. */
+/* B's atoms first, first + stride, ... in A's field at (r, RA, RB): adds
+ * into acc[FEK_BD_NSUM] (not yet halved) and returns 1 if one of them
+ * lies in A's excluded volume. */
 FEK_HD int
-fek_bd_lane_terms(const struct fek_bd_sys *s, const double *r,
-    const double *RA, const double *RB, int lane, int nl, double *acc)
+fek_bd_terms_b(const struct fek_bd_sys *s, const double *r,
+    const double *RA, const double *RB, long first, long stride,
+    double *acc)
 {
 	int overlap = 0;
 	double bb[3], p[3], y[3], g[3], G[3], f[3], c[3], phi;
 
-	/* B's charges in A's field */
-	for (long j = lane; j < s->B.n; j += nl) {
+	for (long j = first; j < s->B.n; j += stride) {
 		fek_bd_mul(RB, s->B.a + 3 * j, bb);
 		p[0] = r[0] + bb[0];
 		p[1] = r[1] + bb[1];
@@ -345,10 +352,19 @@ fek_bd_lane_terms(const struct fek_bd_sys *s, const double *r,
 		acc[8] += c[1];
 		acc[9] += c[2];
 	}
-	/* A's charges in B's field */
-	for (long i = lane; i < s->A.n; i += nl) {
-		double pr[3];
+	return overlap;
+}
 
+/* A's atoms first, first + stride, ... in B's field: as fek_bd_terms_b. */
+FEK_HD int
+fek_bd_terms_a(const struct fek_bd_sys *s, const double *r,
+    const double *RA, const double *RB, long first, long stride,
+    double *acc)
+{
+	int overlap = 0;
+	double p[3], pr[3], y[3], g[3], G[3], f[3], c[3], phi;
+
+	for (long i = first; i < s->A.n; i += stride) {
 		fek_bd_mul(RA, s->A.a + 3 * i, p);
 		pr[0] = p[0] - r[0];
 		pr[1] = p[1] - r[1];
@@ -374,6 +390,48 @@ fek_bd_lane_terms(const struct fek_bd_sys *s, const double *r,
 		acc[7] -= c[0];
 		acc[8] -= c[1];
 		acc[9] -= c[2];
+	}
+	return overlap;
+}
+
+/* Sub-lane v's share (lane l = v mod 32, j = v / 32): B's atoms l + 32 j,
+ * + 64, ... for j = 0, 1; A's atoms l + 32 (j - 2), + 64, ... for j = 2,
+ * 3.  Added into acc, which starts at zero; 1 on overlap. */
+FEK_HD int
+fek_bd_sublane_terms(const struct fek_bd_sys *s, const double *r,
+    const double *RA, const double *RB, int v, double *acc)
+{
+	const int l = v % FEK_BD_LANES, j = v / FEK_BD_LANES;
+	const long stride = 2 * FEK_BD_LANES;
+
+	if (j < 2)
+		return fek_bd_terms_b(s, r, RA, RB, l + FEK_BD_LANES * j,
+		    stride, acc);
+	return fek_bd_terms_a(s, r, RA, RB, l + FEK_BD_LANES * (j - 2),
+	    stride, acc);
+}
+
+/* Lane `lane`'s sum (of FEK_BD_LANES): its sub-lanes lane, lane + 32,
+ * lane + 64, lane + 96, each summed from zero, added left to right into
+ * acc[FEK_BD_NSUM], which it sets; 1 on overlap.  A warp's lane runs
+ * them in turn, a block's four warps one each (kernels/bd/run.cu). */
+FEK_HD int
+fek_bd_lane_sum(const struct fek_bd_sys *s, const double *r,
+    const double *RA, const double *RB, int lane, double *acc)
+{
+	double b[FEK_BD_NSUM];
+	int overlap;
+
+	for (int k = 0; k < FEK_BD_NSUM; k++)
+		acc[k] = 0.0;
+	overlap = fek_bd_sublane_terms(s, r, RA, RB, lane, acc);
+	for (int j = 1; j < FEK_BD_SUBLANES; j++) {
+		for (int k = 0; k < FEK_BD_NSUM; k++)
+			b[k] = 0.0;
+		overlap |= fek_bd_sublane_terms(s, r, RA, RB,
+		    lane + FEK_BD_LANES * j, b);
+		for (int k = 0; k < FEK_BD_NSUM; k++)
+			acc[k] += b[k];
 	}
 	return overlap;
 }

@@ -2,7 +2,8 @@
  * bd_gpu.h - plain-C driver of bd-step's trajectories on the GPU
  * (kernels/bd/run.cu): lib/bd/run.c's fek_bd_run_cpu with the arithmetic of
  * lib/bd/bd_eval.h and the loop of lib/bd/bd_traj.h compiled by nvcc, a
- * warp per trajectory.  No CUDA syntax here; a build without nvcc links
+ * warp per trajectory and a block per trajectory for the last ones
+ * (FEK_BD_BLOCKS).  No CUDA syntax here; a build without nvcc links
  * lib/bd/bd_gpu_stub.c.
  */
 #ifndef FEK_BD_GPU_H

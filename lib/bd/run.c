@@ -3,9 +3,9 @@
  * kernels/bd/run.cu: the loop of bd_traj.h (the NAM method, Northrup,
  * Allison and McCammon 1984) over the step of bd_eval.h.
  *
- * The interaction is summed over FEK_BD_LANES lanes and then in a tree,
- * as a warp does on the GPU.  OpenMP spreads trajectories over threads;
- * each depends only on the seed and its id.
+ * The interaction is summed in the fixed order of bd_eval.h (sub-lanes,
+ * lanes, a tree), as a warp or a block does on the GPU.  OpenMP spreads
+ * trajectories over threads; each depends only on the seed and its id.
  */
 #include <math.h>
 #include <string.h>
@@ -23,12 +23,10 @@ fek_bd_eval(const struct fek_bd_sys *s, const double *r, const double *qa,
 	double acc[FEK_BD_LANES][FEK_BD_NSUM], RA[9], RB[9];
 	int overlap = 0;
 
-	memset(acc, 0, sizeof acc);
 	fek_bd_quat_matrix(qa, RA);
 	fek_bd_quat_matrix(qb, RB);
 	for (int l = 0; l < FEK_BD_LANES; l++)
-		overlap |= fek_bd_lane_terms(s, r, RA, RB, l, FEK_BD_LANES,
-		    acc[l]);
+		overlap |= fek_bd_lane_sum(s, r, RA, RB, l, acc[l]);
 	for (int off = FEK_BD_LANES / 2; off > 0; off /= 2)
 		for (int l = 0; l < off; l++)
 			for (int k = 0; k < FEK_BD_NSUM; k++)
@@ -37,11 +35,21 @@ fek_bd_eval(const struct fek_bd_sys *s, const double *r, const double *qa,
 	return overlap;
 }
 
-#define FEK_BD_TRAJ_FN int fek_bd_trajectory
+#define FEK_BD_TRAJ_FN static int trajectory
 #define FEK_BD_TRAJ_ARGS , fek_bd_logfn log, void *ctx
 #define FEK_BD_EVAL(r, qa, qb, sum) fek_bd_eval(s, r, qa, qb, sum)
 #define FEK_BD_LOG(st) (log ? log(ctx, traj, st) : 0)
+#define FEK_BD_PAUSE() 0
 #include "bd/bd_traj.h"
+
+int
+fek_bd_trajectory(const struct fek_bd_sys *s, int64_t traj,
+    struct fek_bd_outcome *out, fek_bd_logfn log, void *ctx)
+{
+	struct fek_bd_state st;
+
+	return trajectory(s, traj, out, &st, 0, log, ctx);
+}
 
 void
 fek_bd_run_cpu(const struct fek_bd_sys *s, int64_t first, int64_t n,
