@@ -7,7 +7,8 @@
 # histograms.  The systems of tests/tpi-mol.sh (tests/lib-tpi.sh):
 # TIP4P/2005 with PME at rc = L/2, with a reaction field, a box that
 # changes between frames, 2136 waters in 8 cells a side, a tilted cell,
-# an all-atom methane the frames lack; and, where FEK_MM_GPU_DATA holds
+# an all-atom methane the frames lack, the screen (--screen) off, at 150
+# kT and over two chunks of insertions; and, where FEK_MM_GPU_DATA holds
 # them (scripts/mm-gpu-data), SPC/E and OPLS-AA TIP4P with PME of order
 # 6.  Then the same bytes from two GPU runs, and a molecule of more sites
 # than the GPU takes refused with 69 (-d gpu) or moved on the CPU (-d
@@ -50,6 +51,11 @@ both big --top big.top --mdp big.mdp -n 50000 big.gro
 both tilt --top big.top --mdp big.mdp -n 20000 tilt.gro
 both methane-aa --top aa.top --mdp tip4p2005.mdp --config methane.gro -n 50000 tip4p2005-267.gro
 both methane-ua --top ua.top --mdp tip4p2005.mdp -n 50000 tip4p2005-267.gro
+# the screen (default 300 kT) off and at another W; over a million
+# insertions the screen's sentinel cell sorts last in each chunk of 2^20
+both big-noscreen --top big.top --mdp big.mdp --screen 0 -n 20000 big.gro
+both tip4p2005-screen150 --top tip4p2005.top --mdp tip4p2005.mdp --screen 150 -n 100000 tip4p2005-267.gro
+both chunks --top tip4p2005.top --mdp tip4p2005.mdp -n 1100000 tip4p2005-267.gro
 D=${FEK_MM_GPU_DATA:-}
 if [ -n "$D" ] && [ -f "$D/spce216.top" ] && [ -f "$D/tip4p.top" ]; then
 	cp "$D/spc216.gro" "$D/spce216.top" "$D/tip4p.gro" "$D/tip4p.top" .

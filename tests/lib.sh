@@ -181,6 +181,17 @@ le() {
 	fi
 }
 
+# ge NAME GOT LIMIT: pass iff GOT >= LIMIT (both numbers).
+ge() {
+	if awk -v g="$2" -v l="$3" 'BEGIN {
+		n = "^[+-]?([0-9]+[.]?[0-9]*|[.][0-9]+)([eE][+-]?[0-9]+)?$"
+		exit !(g ~ n && l ~ n && g + 0 >= l + 0) }'; then
+		_t_record PASS "$1"
+	else
+		_t_record FAIL "$1" "got '$2', at least $3 wanted"
+	fi
+}
+
 # same_file NAME A B: pass iff A and B are byte for byte the same.
 same_file() {
 	local msg

@@ -39,7 +39,7 @@ exact() {
 	e0=$(pot "$top" "$mdp" "$n.n.gro")
 	e1=$(pot "$n.p1.top" "$mdp" "$n.ins.gro")
 	em=$(pot "$n.m1.top" "$mdp" "$n.del.gro")
-	t "$n-run" 0 "tpi-gpu -T --top $top --mdp $mdp -t 300 -E -n $((k + 1)) -s $seed $n.n.gro > $n.raw"
+	t "$n-run" 0 "tpi-gpu -T --top $top --mdp $mdp -t 300 -E -n $((k + 1)) -s $seed --screen 0 $n.n.gro > $n.raw"
 	ui=$(awk -v k="$k" '/^# *KIND insertions/ { s = 1; i = 0 }
 	    /^# *KIND deletions/ { s = 0 } !/^#/ && s { if (i++ == k) u = $2 }
 	    END { print u }' "$n.raw")
@@ -56,6 +56,8 @@ exact() {
 	    "$(awk -v a="$e0" -v b="$em" 'BEGIN { d = a - b; if (d < 0) d = -d; printf "%.3g", 1e-7 * d + 1e-9 }')"
 }
 
+# The exact energies are those of every move: --screen 0 (no screen; the
+# screen is tested below against it).
 # TIP4P/2005 (testdata/mm: the model and the SRSW options, rc = L/2)
 exact tip4p2005 tip4p2005.top tip4p2005.mdp tip4p2005-267.gro 13 6 266
 exact tip4p2005-rf tip4p2005.top rf.mdp tip4p2005-267.gro 4 2 0
@@ -92,7 +94,7 @@ solute() {
 	ok "$n-no-del-gro" test ! -e "$n.del.gro"
 	e0=$(potnb sol0.top "$n.n.gro")
 	e1=$(potnb "$top" "$n.ins.gro")
-	t "$n-run" 0 "tpi-gpu -T --top $top --mdp tip4p2005.mdp ${cfg:+--config $cfg} -t 300 -E -n $((k + 1)) -s $seed tip4p2005-267.gro > $n.raw"
+	t "$n-run" 0 "tpi-gpu -T --top $top --mdp tip4p2005.mdp ${cfg:+--config $cfg} -t 300 -E -n $((k + 1)) -s $seed --screen 0 tip4p2005-267.gro > $n.raw"
 	says "$n-run" "molecule $(awk '/\[ *molecules/ { m = 1; next } m && NF { l = $1 } END { print l }' "$top") is the topology's last and not in the frames: inserted only \\(no deletions\\)"
 	ok "$n-no-deletions" test "$(awk '/^# *KIND deletions/ { s = 1; next } /^# *KIND/ { s = 0 } s && !/^#/' "$n.raw" | wc -l)" = 0
 	ui=$(awk -v k="$k" '/^# *KIND insertions/ { s = 1; i = 0 } !/^#/ && s { if (i++ == k) u = $2 } END { print u }' "$n.raw")
@@ -142,6 +144,51 @@ le big-cut-as-whole "$(paste big.E tilt.E | awk '!/^#/ { d = $2 - $5; a = $2 < 0
 near tip4p2005-oh "$(awk '$2 == "OW" && $3 == "HW1" { print $4 }' tip4p2005.dist)" 0.09572 1e-12
 near tip4p2005-hh "$(awk '$2 == "HW1" && $3 == "HW2" { print $4 }' tip4p2005.dist)" 0.15139007 1e-12
 near tip4p2005-om "$(awk '$2 == "OW" && $3 == "MW" { print $4 }' tip4p2005.dist)" 0.01546 1e-8
+
+# The screen (--screen W, default 300 kT): an insertion that brings an
+# LJ site closer to a frame atom than where their pair alone reaches W kT
+# counts as u = +inf.  The known answer is the same run unscreened: the
+# sums and histograms the same bytes (the SCREEN and PROV lines aside),
+# every move it lets through the same energy, most moves screened, and
+# the screened moves' true energies all far above the histogram (more
+# than W/2).  Two frames, temperatures and W: the 267 waters at 300 K
+# (the default) and 470 K (W 150), the 2136 at rc 0.9 nm (W 1000).
+# screen NAME TOP MDP GRO T W MINFRACTION
+screen() {
+	local n=$1 top=$2 mdp=$3 gro=$4 T=$5 w=$6 frac=$7 opt
+	[ "$w" = 300 ] && opt= || opt="--screen $w"
+	R="tpi-gpu --top $top --mdp $mdp -t $T -n 20000 -s 5"
+	t "$n-off" 0 "$R -T --screen 0 $gro > $n.0"
+	t "$n-on" 0 "$R -T $opt $gro > $n.w"
+	ok "$n-key" grep -q "^#SCREEN $w kT\$" "$n.w"
+	grep -v -e '^#PROV' -e '^#SCREEN' "$n.0" > "$n.0k"
+	grep -v -e '^#PROV' -e '^#SCREEN' "$n.w" > "$n.wk"
+	same_file "$n-same-sums" "$n.0k" "$n.wk"
+	t "$n-off-E" 0 "$R -T -E --no-deletions --screen 0 $gro > $n.E0"
+	t "$n-on-E" 0 "$R -T -E --no-deletions $opt $gro > $n.Ew"
+	# moves screened (u inf) / all, those let through that differ, and
+	# the least true u of the screened
+	paste "$n.E0" "$n.Ew" | awk '!/^#/ { m++; if ($5 == "inf") { s++
+	    if (mn == "" || $2 + 0 < mn) mn = $2 + 0 } else if ($2 != $5) d++ }
+	    END { printf "%.4f %d %.17g\n", s / m, d, mn }' > "$n.st"
+	read -r f d mn < "$n.st"
+	ge "$n-screened" "$f" "$frac"
+	le "$n-let-through-same" "$d" 0
+	ge "$n-screened-far" "$mn" "$(awk -v w="$w" 'BEGIN { print w / 2 }')"
+}
+screen screen-300K tip4p2005.top tip4p2005.mdp tip4p2005-267.gro 300 300 0.75
+screen screen-470K tip4p2005.top tip4p2005.mdp tip4p2005-267.gro 470 150 0.75
+screen screen-big big.top big.mdp big.gro 300 1000 0.6
+t_usage screen-no-top "tpi-gpu --screen 100 --lj 1:1 tip4p2005-267.gro"
+t_usage screen-negative "tpi-gpu --screen -1 --top tip4p2005.top tip4p2005-267.gro"
+t screen-below-bins 64 "tpi-gpu --screen 50 --top tip4p2005.top --mdp tip4p2005.mdp -t 300 -n 10 tip4p2005-267.gro"
+says screen-below-bins "--screen 50: below the histogram's end \\(100 kT\\)"
+# at rc 0.6 nm the cells may be 0.3 nm wide, and O-O at 1e-6 kT reaches
+# out to nearly sigma (0.3159 nm)
+{ grep -v -E '^(rcoulomb|rvdw|rlist) ' tip4p2005.mdp
+  printf 'rlist = 0.6\nrcoulomb = 0.6\nrvdw = 0.6\n'; } > rc06.mdp
+t screen-too-wide 64 "tpi-gpu --screen 1e-6 --bins -100:0:1 --top tip4p2005.top --mdp rc06.mdp -t 300 -n 10 tip4p2005-267.gro"
+says screen-too-wide "--screen 1e-06: types OW_tip4p2005 and OW_tip4p2005 overlap out to"
 
 # the GPU's pair loop (lib/tpi/mol_eval.h: the cells around each site,
 # scalar) against the CPU's (mol_pairs.c: runs of cells cut to the

@@ -45,14 +45,14 @@ usage(int code)
 	    "[--format format]\n"
 	    "               [--mdp file.mdp] [--molecule residue] "
 	    "[--no-deletions]\n"
-	    "               --top file.top [file ...]\n");
+	    "               [--screen kT] --top file.top [file ...]\n");
 	exit(code);
 }
 
 enum {
 	OPT_BINS = 300, OPT_CELLS, OPT_FSHIFT, OPT_FORMAT, OPT_LJ, OPT_MIX,
 	OPT_NODEL, OPT_NOTAIL, OPT_PREC, OPT_RC, OPT_SHIFT, OPT_TAIL, OPT_TYPE,
-	OPT_UNITS, OPT_TOP, OPT_MDP, OPT_MOLECULE, OPT_CONFIG
+	OPT_UNITS, OPT_TOP, OPT_MDP, OPT_MOLECULE, OPT_CONFIG, OPT_SCREEN
 };
 
 struct args {
@@ -131,6 +131,7 @@ parse_args(int argc, char **argv, struct args *a)
 		{ "mdp", required_argument, NULL, OPT_MDP },
 		{ "molecule", required_argument, NULL, OPT_MOLECULE },
 		{ "config", required_argument, NULL, OPT_CONFIG },
+		{ "screen", required_argument, NULL, OPT_SCREEN },
 		FEK_LONGOPTS_COMMON,
 		{ NULL, 0, NULL, 0 }
 	};
@@ -141,7 +142,7 @@ parse_args(int argc, char **argv, struct args *a)
 	memset(a, 0, sizeof *a);
 	*rq = (struct fek_tpi_request){ .rc = -1, .tail = -1, .temp = -1,
 	    .nins = 100000, .del = 1, .cells = 2, .mixed = -1,
-	    .hlo = -100, .hw = 0.02, .nbins = 10000 };
+	    .hlo = -100, .hw = 0.02, .nbins = 10000, .screen = -1 };
 	rq->lj = &a->lj;
 	a->com.dev = FEK_DEV_AUTO;
 	a->com.seed = 1;
@@ -228,6 +229,10 @@ parse_args(int argc, char **argv, struct args *a)
 		case OPT_MOLECULE:
 			a->molecule = optarg;
 			break;
+		case OPT_SCREEN:
+			nerr += fek_opt_double(optarg, 0, 1e300, "--screen",
+			    &rq->screen);
+			break;
 		case OPT_UNITS:
 			rq->uname = optarg;
 			if (fek_md_units_find(optarg) == NULL) {
@@ -259,10 +264,14 @@ parse_args(int argc, char **argv, struct args *a)
 		    "and --units are for particles");
 		nerr++;
 	}
-	if (a->top == NULL && (a->mdp || a->molecule || a->config)) {
-		fek_warnx("--mdp, --molecule and --config need --top");
+	if (a->top == NULL && (a->mdp || a->molecule || a->config ||
+	    rq->screen >= 0)) {
+		fek_warnx("--mdp, --molecule, --config and --screen need "
+		    "--top");
 		nerr++;
 	}
+	if (rq->screen < 0)
+		rq->screen = FEK_TPI_SCREEN_DEFAULT;
 	if (rq->nins == 0 && !rq->del) {
 		fek_warnx("-n 0 with --no-deletions: nothing to do");
 		nerr++;

@@ -14,8 +14,10 @@
  * CPU's run computes them), the positions and the first atoms of the
  * molecules of the kind deleted; the view of mol_eval.h is then the
  * host's with its pointers aimed at these copies.  Per chunk of
- * insertions, k_mol_points finds the cell of each insertion's centre,
- * CUB's radix sort orders the insertions by it (so that the threads of a
+ * insertions, k_mol_points finds the cell of each insertion's centre
+ * (or, with tpi-gpu's screen, that the insertion overlaps: beta u = +inf
+ * and a cell past the last), CUB's radix sort orders the insertions by
+ * it (the overlapping last, k_mol_insert's threads for them idle) (so that the threads of a
  * warp mostly read the same cells, as kernels/tpi/insert.cu does for
  * particles), k_mol_insert writes each move's beta u by its index, and
  * sums.cu takes the fixed-order groups and the histogram; the deletions
@@ -43,7 +45,8 @@ extern "C" {
 #define MAXS FEK_TPI_MOL_GPU_MAXSITES
 
 /* the device copies: the molecule's (a run), the frame's (a frame) */
-enum { M_TMPL, M_Q, M_TYPE, M_XP, M_LJSITE, M_C6, M_C12, M_ERFC, M_N };
+enum { M_TMPL, M_Q, M_TYPE, M_XP, M_LJSITE, M_C6, M_C12, M_ERFC, M_OV2,
+    M_N };
 enum { F_LJSTART, F_LJX, F_LJY, F_LJZ, F_LJTYPE, F_LJATOM, F_CHSTART, F_CHX,
     F_CHY, F_CHZ, F_CHQ, F_CHATOM, F_PHI, F_THETA, F_XF, F_KIND, F_N };
 
@@ -63,37 +66,51 @@ struct fek_tpi_molgpu {
 	unsigned long long *hist;	/* 2 (nbins + 2) */
 };
 
-/* The cell of the centre of insertion base + k, k < n, and k. */
-__global__ static void
-k_mol_points(long n, long long base, uint64_t key, uint64_t fid,
-    struct fek_box box, int nc0, int nc1, int nc2, int *cell, int *kidx)
+/* The cell of the centre of insertion base + k, k < n, and k; with the
+ * screen, an insertion it finds overlapping gets beta u = +inf and the
+ * cell ncell, which sorts it after the others. */
+__global__ static void __launch_bounds__(BLOCK)
+k_mol_points(struct fek_tpi_molview v, long n, long long base, uint64_t key,
+    uint64_t fid, int *cell, int *kidx, double *bu)
 {
 	long k = blockIdx.x * (long)blockDim.x + threadIdx.x;
 	double s[3], r[3];
 	int c[3];
-	const int nc[3] = { nc0, nc1, nc2 };
 
 	if (k >= n)
 		return;
-	fek_tpi_point(key, fid, (uint64_t)(base + k), &box, s, r);
-	for (int d = 0; d < 3; d++) {
-		c[d] = (int)floor(s[d] * nc[d]);
-		c[d] = c[d] < 0 ? 0 : c[d] >= nc[d] ? nc[d] - 1 : c[d];
-	}
-	cell[k] = c[0] + nc0 * (c[1] + nc1 * c[2]);
 	kidx[k] = (int)k;
+	if (v.ov2 != NULL) {
+		double x[3 * MAXS];
+
+		fek_tpi_molv_place(v.tmpl, v.ns, &v.box, key, fid,
+		    (uint64_t)(base + k), x);
+		if (fek_tpi_molv_overlaps(&v, x)) {
+			cell[k] = v.nc[0] * v.nc[1] * v.nc[2];
+			bu[k] = INFINITY;
+			return;
+		}
+	}
+	fek_tpi_point(key, fid, (uint64_t)(base + k), &v.box, s, r);
+	for (int d = 0; d < 3; d++) {
+		c[d] = (int)floor(s[d] * v.nc[d]);
+		c[d] = c[d] < 0 ? 0 : c[d] >= v.nc[d] ? v.nc[d] - 1 : c[d];
+	}
+	cell[k] = c[0] + v.nc[0] * (c[1] + v.nc[1] * c[2]);
 }
 
-/* Insertion base + kidx[q] of frame fid, for q < n. */
+/* Insertion base + kidx[q] of frame fid, for q < n, but those the screen
+ * found (cell[q] ncell: the last, after the sort). */
 __global__ static void __launch_bounds__(BLOCK)
 k_mol_insert(struct fek_tpi_molview v, long n, long long base, uint64_t key,
-    uint64_t fid, double beta, const int *kidx, double *bu)
+    uint64_t fid, double beta, const int *kidx, const int *cell, int ncell,
+    double *bu)
 {
 	long q = blockIdx.x * (long)blockDim.x + threadIdx.x;
 	double x[3 * MAXS];
 	long k;
 
-	if (q >= n)
+	if (q >= n || cell[q] == ncell)
 		return;
 	k = kidx[q];
 	fek_tpi_molv_place(v.tmpl, v.ns, &v.box, key, fid,
@@ -172,6 +189,8 @@ fek_tpi_mol_gpu_new(const struct fek_tpi_mol *m, const struct fek_tpi_par *par)
 	    sizeof(double)) < 0 ||
 	    UPM(g, M_ERFC, m->erfc.v, 2 * ((size_t)m->erfc.n + 1) *
 	    sizeof(double)) < 0 ||
+	    UPM(g, M_OV2, m->ov2, m->ov2 ? (size_t)nt * nt * sizeof(double) :
+	    0) < 0 ||
 	    fek_cuda_grow(&g->bu, &g->cap_bu, CHUNK, "energies") < 0 ||
 	    (cap = 0, fek_cuda_grow(&g->cell, &cap, CHUNK, "cells")) < 0 ||
 	    (cap = 0, fek_cuda_grow(&g->kidx, &cap, CHUNK, "insertions")) <
@@ -232,6 +251,7 @@ upload(struct fek_tpi_molgpu *g, const struct fek_tpi_mol *m,
 	v->c6 = (const double *)g->mol[M_C6];
 	v->c12 = (const double *)g->mol[M_C12];
 	v->erfc.v = (double *)g->mol[M_ERFC];
+	v->ov2 = m->ov2 ? (const double *)g->mol[M_OV2] : NULL;
 	v->ljstart = (const long *)g->frm[F_LJSTART];
 	v->ljx = (const double *)g->frm[F_LJX];
 	v->ljy = (const double *)g->frm[F_LJY];
@@ -281,7 +301,7 @@ fek_tpi_mol_gpu_frame(struct fek_tpi_molgpu *g, const struct fek_tpi_mol *m,
 	int nbits = 1;
 	cudaError_t e;
 
-	while ((1L << nbits) < ncell)
+	while ((1L << nbits) <= ncell)	/* ncell too: the screen's */
 		nbits++;
 
 	t0 = fek_seconds();
@@ -301,8 +321,8 @@ fek_tpi_mol_gpu_frame(struct fek_tpi_molgpu *g, const struct fek_tpi_mol *m,
 
 		unsigned nb = (unsigned)((n + BLOCK - 1) / BLOCK);
 
-		k_mol_points<<<nb, BLOCK>>>(n, base, par->key, fid, mf->box,
-		    mf->nc[0], mf->nc[1], mf->nc[2], g->cell, g->kidx);
+		k_mol_points<<<nb, BLOCK>>>(v, n, base, par->key, fid, g->cell,
+		    g->kidx, g->bu);
 		if (fek_cuda_launched("k_mol_points") < 0)
 			return -1;
 		if ((e = cub::DeviceRadixSort::SortPairs(g->tmp, g->tmp_bytes,
@@ -310,7 +330,7 @@ fek_tpi_mol_gpu_frame(struct fek_tpi_molgpu *g, const struct fek_tpi_mol *m,
 		    nbits)) != cudaSuccess)
 			return fek_cuda_fail(e, "sort");
 		k_mol_insert<<<nb, BLOCK>>>(v, n, base, par->key, fid,
-		    par->beta, g->kidx_s, g->bu);
+		    par->beta, g->kidx_s, g->cell_s, (int)ncell, g->bu);
 		if (fek_cuda_launched("k_mol_insert") < 0 ||
 		    fek_tpi_gpu_reduce(par, g->bu, n, 0, g->part + base /
 		    FEK_TPI_GROUP, g->hist, g->nsm) < 0)

@@ -257,6 +257,7 @@ fek_tpi_mol_free(struct fek_tpi_mol *m)
 	free(m->mcnt);
 	free(m->ljsite);
 	free(m->ljpart);
+	free(m->ov2);
 	fek_erfc_table_free(&m->erfc);
 	fek_mm_pme_free(m->p);
 	memset(m, 0, sizeof *m);
@@ -311,6 +312,39 @@ background(const struct fek_tpi_mol *m, double qs, double V)
 	return fek_pme_background_energy(m->nb.f, m->nb.beta, V, qs);
 }
 
+int
+fek_tpi_mol_screen(struct fek_tpi_mol *m, double w, double beta)
+{
+	const struct fek_mm_top *t = m->t;
+	double wide = m->rmax / FEK_TPI_MOL_SUB, e = w / beta;
+	int nt = t->ntype;
+
+	free(m->ov2);
+	m->ov2 = NULL;
+	m->screen = w;
+	if (w <= 0)
+		return 0;
+	m->ov2 = fek_alloc((size_t)nt * nt, sizeof *m->ov2);
+	for (int s = 0; s < m->ns; s++)
+		for (int b = 0; b < nt; b++) {
+			size_t ab = (size_t)m->type[s] * nt + b;
+			double c6 = t->c6[ab], c12 = t->c12[ab], y;
+
+			if (!(c12 > 0))
+				continue;
+			/* C12 y^2 - C6 y = e, y = r^-6 */
+			y = (c6 + sqrt(c6 * c6 + 4 * c12 * e)) / (2 * c12);
+			m->ov2[ab] = pow(y, -1.0 / 3);
+			if (m->ov2[ab] > wide * wide)
+				return fek_seterr(FEK_EX_USAGE, "--screen %g: "
+				    "types %s and %s overlap out to %.3g nm, "
+				    "wider than a cell (%.3g nm): give more kT "
+				    "or 0 (no screen)", w, t->tname[m->type[s]],
+				    t->tname[b], sqrt(m->ov2[ab]), wide);
+		}
+	return 0;
+}
+
 /* mf->v: the molecule and the frame as one move reads them */
 static void
 view(const struct fek_tpi_mol *m, struct fek_tpi_molframe *mf)
@@ -330,6 +364,7 @@ view(const struct fek_tpi_mol *m, struct fek_tpi_molframe *mf)
 	v->ljsite = m->ljsite;
 	v->c6 = m->t->c6;
 	v->c12 = m->t->c12;
+	v->ov2 = m->ov2;
 	v->nb = m->nb;
 	v->rmax = m->rmax;
 	v->erfc = m->erfc;

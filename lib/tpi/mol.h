@@ -79,6 +79,10 @@ struct fek_tpi_mol {
 	 * have one with a site */
 	char *ljsite, *ljpart;
 	struct fek_erfc_table erfc;	/* erfc(beta r), r < rcoulomb */
+	/* the screen (fek_tpi_mol_screen): W, kT, and the squared overlap
+	 * distances per type pair; NULL: none */
+	double screen;
+	double *ov2;
 	/* PME: made on the first frame, its grid kept (as a rerun) */
 	struct fek_mm_pme *p;
 	int n[3], order;
@@ -129,6 +133,18 @@ int	fek_tpi_mol_new(struct fek_tpi_mol *m, const struct fek_mm_top *t,
 	    const struct fek_mm_opt *o, const char *name,
 	    const struct fek_frame *cfg);
 void	fek_tpi_mol_free(struct fek_tpi_mol *m);
+
+/* The overlap screen of the insertions (tpi-gpu --screen): an insertion
+ * that brings one of the molecule's LJ sites closer to a frame atom than
+ * the distance r_ov at which their pair's C12/r^12 - C6/r^6 reaches
+ * w / beta counts as u = +inf, its other terms not computed (its
+ * Boltzmann factor is below e^-w but for what the rest of its pairs give
+ * back); w 0: no screen.  -1 with fek_seterr(64) when an r_ov is wider
+ * than the narrowest cell a frame may have (rmax / FEK_TPI_MOL_SUB: w
+ * too small for the potential). */
+int	fek_tpi_mol_screen(struct fek_tpi_mol *m, double w, double beta);
+/* tpi-gpu's w, kT */
+#define FEK_TPI_SCREEN_DEFAULT 300
 
 /* Frame fr made ready (what names it in messages): -1 with
  * fek_seterr(65) for a wrong atom count or a box the cut-offs do not

@@ -26,6 +26,9 @@
  *    the cells within FEK_TPI_MOL_SUB cells of each site, a scalar loop
  *    (the GPU's; the CPU's vectorised one is mol_pairs.c, and
  *    tests/tpi-molv-check holds the two together);
+ *  - fek_tpi_molv_overlaps: the screen (tpi-gpu --screen, mol.h): does
+ *    an LJ site of an insertion come closer to a frame atom than the
+ *    distance at which their Lennard-Jones pair alone reaches W kT;
  *  - fek_tpi_molv_energy: the whole move, u = U(N+1) - U(N) or U(N) -
  *    U(N-1) (mol.h).
  *
@@ -62,6 +65,9 @@ struct fek_tpi_molview {
 	const int *xp;			/* 2 nxp: its excluded pairs */
 	const char *ljsite;		/* ns: sites with LJ terms */
 	const double *c6, *c12;		/* ntype x ntype */
+	const double *ov2;		/* ntype x ntype: the screen's squared
+					   overlap distances (0: none), or
+					   NULL: no screen */
 	struct fek_mm_nbpar nb;
 	double rmax;			/* the longer cut-off, nm */
 	struct fek_erfc_table erfc;	/* erfc(beta r), r < rcoulomb */
@@ -353,6 +359,54 @@ fek_tpi_molv_pairs(const struct fek_tpi_molview *v, const double *x,
 		*elj += e;
 		*ec += p->f * v->q[s] * acc;
 	}
+}
+
+/* 1 when an LJ site of the molecule at x is closer to a frame atom j
+ * than sqrt(v->ov2[type_s, type_j]) (minimum image), else 0.  The
+ * distances are at most a cell wide (mol.c's fek_tpi_mol_screen), so
+ * the cells next to a site's hold every atom that close. */
+FEK_HD int
+fek_tpi_molv_overlaps(const struct fek_tpi_molview *v, const double *x)
+{
+	for (int s = 0; s < v->ns; s++) {
+		const double *ov2 = v->ov2 + v->type[s] * v->ntype;
+		int c[3], cv[3][3], nn[3];
+		double r[3] = { x[3 * s], x[3 * s + 1], x[3 * s + 2] }, sf[3];
+
+		if (!v->ljsite[s])
+			continue;
+		fek_box_wrap(&v->box, r);
+		fek_box_frac(&v->box, r, sf);
+		for (int d = 0; d < 3; d++) {
+			c[d] = (int)floor(sf[d] * v->nc[d]);
+			c[d] = c[d] < 0 ? 0 : c[d] >= v->nc[d] ? v->nc[d] - 1 :
+			    c[d];
+			nn[d] = 0;
+			for (int o = -1; o <= 1 && o < v->nc[d] - 1; o++)
+				cv[d][nn[d]++] = fek_tpi_wrapi(c[d] + o,
+				    v->nc[d]);
+		}
+		for (int iz = 0; iz < nn[2]; iz++)
+			for (int iy = 0; iy < nn[1]; iy++)
+				for (int ix = 0; ix < nn[0]; ix++) {
+					long cell = cv[0][ix] + (long)v->nc[0] *
+					    (cv[1][iy] + (long)v->nc[1] *
+					    cv[2][iz]);
+
+					for (long k = v->ljstart[cell];
+					    k < v->ljstart[cell + 1]; k++) {
+						double d[3] = { x[3 * s] - v->ljx[k],
+						    x[3 * s + 1] - v->ljy[k],
+						    x[3 * s + 2] - v->ljz[k] };
+
+						fek_box_minimage(&v->box, d);
+						if (d[0] * d[0] + d[1] * d[1] +
+						    d[2] * d[2] < ov2[v->ljtype[k]])
+							return 1;
+					}
+				}
+	}
+	return 0;
 }
 
 /* u (kJ/mol) of the molecule at x (ns x 3): inserted (del < 0), or the

@@ -5,6 +5,8 @@
  * histograms and raw energies of sums.c, as lib/tpi/insert.c does for
  * particles.  Insertion k's energy depends on the seed, the frame's id
  * and k only; deletions go in the topology's order of the molecules.
+ * Insertions the screen finds overlapping (mol.h's fek_tpi_mol_screen)
+ * count as beta u = +inf.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -44,8 +46,12 @@ fek_tpi_mol_cpu(const struct fek_tpi_mol *m,
 			for (long k = 0; k < n; k++) {
 				fek_tpi_mol_place(m, &mf->box, par->key, fid,
 				    (uint64_t)(base + k), x);
-				bu[k] = par->beta * fek_tpi_mol_energy(m, mf,
-				    x, -1);
+				if (m->ov2 != NULL &&
+				    fek_tpi_molv_overlaps(&mf->v, x))
+					bu[k] = INFINITY;
+				else
+					bu[k] = par->beta * fek_tpi_mol_energy(
+					    m, mf, x, -1);
 			}
 			free(x);
 		}

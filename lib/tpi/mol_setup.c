@@ -70,7 +70,7 @@ fek_tpi_molsys_free(struct fek_tpi_molsys *ms)
 
 int
 fek_tpi_mol_run_start(struct fek_tpi_run *run,
-    const struct fek_tpi_molsys *ms, const struct fek_tpi_request *rq,
+    struct fek_tpi_molsys *ms, const struct fek_tpi_request *rq,
     const struct fek_frame *fr, const char *path, FILE *fp)
 {
 	struct fek_tpi_par *par = &run->par;
@@ -114,6 +114,15 @@ fek_tpi_mol_run_start(struct fek_tpi_run *run,
 	    "potential-shift" : "none");
 	fek_hdr_add(k, "TAIL", "%s", par->tail ? "yes" : "no");
 	fek_hdr_add(k, "PRECISION", "double");
+	if (rq->screen > 0 && rq->screen < par->hlo + par->hw * par->nbins)
+		return fek_seterr(FEK_EX_USAGE, "--screen %g: below the "
+		    "histogram's end (%g kT), where the insertions it finds "
+		    "would be counted", rq->screen, par->hlo + par->hw *
+		    par->nbins);
+	if (fek_tpi_mol_screen(&ms->m, rq->screen,
+	    par->beta) < 0)
+		return -1;
+	fek_hdr_add(k, "SCREEN", "%.17g kT", rq->screen);
 	if ((run->meng = fek_tpi_mol_engine_new(&ms->m, par, rq->dev)) ==
 	    NULL)
 		return -1;

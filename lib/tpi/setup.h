@@ -38,6 +38,7 @@ struct fek_tpi_request {
 	long seed;			/* -s */
 	double hlo, hw;			/* --bins: first edge, width (kT) */
 	long nbins;
+	double screen;			/* --screen, kT (--top); 0: none */
 	enum fek_device dev;		/* resolved: cpu or gpu */
 	int text;			/* -T */
 	const char *prov;		/* this run's PROV line */
@@ -87,9 +88,10 @@ int	fek_tpi_molsys_load(struct fek_tpi_molsys *ms, const char *top,
 void	fek_tpi_molsys_free(struct fek_tpi_molsys *ms);
 /* A run of molecule moves settled by its first frame fr (for the
  * temperature, -t or its TEMP key): fek_tpi_run_start's contract, with
- * no pair potential and the molecules' engine (meng) on rq's device. */
+ * no pair potential and the molecules' engine (meng) on rq's device;
+ * the molecule's screen set from rq (fek_tpi_mol_screen). */
 int	fek_tpi_mol_run_start(struct fek_tpi_run *run,
-	    const struct fek_tpi_molsys *ms, const struct fek_tpi_request *rq,
+	    struct fek_tpi_molsys *ms, const struct fek_tpi_request *rq,
 	    const struct fek_frame *fr, const char *path, FILE *fp);
 
 /* report.c: the frame ids a run has seen (zeroed to start; free v):
