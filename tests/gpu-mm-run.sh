@@ -16,7 +16,8 @@
 # tests/mm-md.sh on the CPU); velocity Verlet with v-rescale and with
 # the Nose-Hoover chain follows the CPU's log, H included, and over 4000
 # steps holds 300 K within 3 % and H within 2e-4 of |E| (tests/mm-md.sh's
-# limits).  Inputs as tests/gpu-mm.sh (GROMACS here,
+# limits); the Monte Carlo barostat follows the CPU's and the host-driven
+# run's volumes, and gives an ideal gas its exact <V> and sd(V).  Inputs as tests/gpu-mm.sh (GROMACS here,
 # else $FEK_MM_GPU_DATA).  Skipped unless FEK_TEST_GPU.
 . "$(dirname "$0")/lib.sh"
 . "$TOP/tests/lib-mm.sh"
@@ -189,3 +190,61 @@ r=$(paste <(grep -v '^#' rr-cpu.txt) <(grep -v '^#' rr-gpu.txt) | awk '{ n = NF 
 	END { printf "%.3g\n", (r == 2 ? m : 999) }')
 echo "rerun of a growing box (1.862 then 2 nm), 216 SPC/E, PME: largest relative difference GPU - CPU $r"
 le rerun-grow-gpu-cpu "$r" 1e-8
+
+# the Monte Carlo barostat resident on the GPU (its moves made on the
+# host between the device's steps): 216 SPC/E at 1 bar, a move every 5
+# steps, on the CPU, the GPU and the host-driven GPU run: the same
+# uniforms and, in double precision, the same energies, so over 100 steps
+# (20 moves) the logs' pot and V agree within 1e-8 relative and the last
+# frames within 1e-8 nm; some moves accepted
+printf 'pcoupl = MC\nref-p = 1\nnstpcouple = 5\n' | cat wsd.mdp - > wnpt.mdp
+R="md-gpu --top $S --mdp wnpt.mdp --config $W -n 100 -e 100 --thermo 5 -T"
+t water-npt-cpu 0 "$R -d cpu -l npt-cpu.log > npt-cpu.fek"
+t water-npt-gpu 0 "$R -d gpu --precision double -v -l npt-gpu.log > npt-gpu.fek 2> npt-gpu.err"
+t water-npt-host 0 "FEK_MM_HOSTRUN=1 $R -d gpu --precision double -l npt-host.log > npt-host.fek"
+# coldiff NAME A B: the largest relative difference of the logs' column NAME
+coldiff() {
+	awk -v col="$1" 'FNR == 1 { f++ } f == 1 && /^#COL/ { nc++; if ($2 == col) pc = nc } /^#/ { next }
+	    f == 1 { u[$2] = $pc; n++ } f == 2 && ($2 in u) { d = $pc - u[$2]; d = d < 0 ? -d : d; a = u[$2] < 0 ? -u[$2] : u[$2]; d /= a; if (d > m) m = d; k++ }
+	    END { printf "%.3g\n", (k == n && n > 0 ? m : 999) }' "$2" "$3"
+}
+le water-npt-pot "$(coldiff pot npt-cpu.log npt-gpu.log)" 1e-8
+le water-npt-volume "$(coldiff V npt-cpu.log npt-gpu.log)" 1e-8
+le water-npt-frame "$(framediff npt-cpu.fek npt-gpu.fek)" 1e-8
+le water-npt-hostrun "$(coldiff V npt-host.log npt-gpu.log)" 1e-8
+ok water-npt-moves grep -q 'Monte Carlo barostat at 1 bar: [1-9][0-9]* of 20 volume moves accepted' npt-gpu.err
+ok water-npt-volume-moved test "$(awk '!/^#/ { v[$NF] = 1 } END { for (k in v) n++; print n }' npt-gpu.log)" -gt 1
+# tests/mm-baro.sh's ideal gas on the GPU, resident, mixed precision: 100
+# rigid diatomics that do not interact at 300 K and 100 bar, a move every
+# step; <V> = 101 kT / P = 41.83 nm^3 within 3 % and sd(V) = sqrt(101) kT
+# / P = 4.16 within 15 %
+cat > gas.top <<'TOP'
+[ defaults ]
+1 2 no 1.0 1.0
+[ atomtypes ]
+X 10.0 0.0 A 0.0 0.0
+[ moleculetype ]
+GAS 1
+[ atoms ]
+1 X 1 GAS A1 1 0.0 10.0
+2 X 1 GAS A2 1 0.0 10.0
+[ constraints ]
+1 2 1 0.1
+[ system ]
+ideal diatomic gas
+[ molecules ]
+GAS 100
+TOP
+awk 'BEGIN { print "ideal diatomic gas"; print 200; s = 12345
+    for (m = 0; m < 100; m++) {
+	for (k = 0; k < 3; k++) { s = (s * 1103515245 + 12345) % 2147483648; c[k] = s / 2147483648 * 3.4 }
+	printf "%5d%-5s%5s%5d%8.3f%8.3f%8.3f\n", m + 1, "GAS", "A1", 2 * m + 1, c[0], c[1], c[2]
+	printf "%5d%-5s%5s%5d%8.3f%8.3f%8.3f\n", m + 1, "GAS", "A2", 2 * m + 2, c[0] + 0.1, c[1], c[2] }
+    print "   3.40000   3.40000   3.40000" }' > gas.gro
+printf 'integrator = sd\ndt = 0.002\ntau-t = 1\nref-t = 300\ngen-vel = yes\npcoupl = MC\nref-p = 100\nnstpcouple = 1\nrcoulomb = 0.5\nrvdw = 0.5\n' > gnpt.mdp
+t gas-gpu 0 "md-gpu -d gpu --top gas.top --mdp gnpt.mdp --config gas.gro -n 20000 -l gas.log --thermo 10 -T > /dev/null"
+set -- $(awk '/^#COL/ { c++; if ($2 == "V") vc = c } !/^#/ && $2 >= 2000 { n++; s += $vc; ss += $vc * $vc }
+    END { m = s / n; printf "%.4f %.4f\n", m, sqrt(ss / n - m * m) }' gas.log)
+echo "ideal diatomic gas on the GPU, 100 molecules, 300 K, 100 bar: <V> $1, sd(V) $2 nm^3; exact 41.83 4.16"
+le gas-gpu-mean-volume "$(echo "$1" | awk '{ d = $1 / 41.8337 - 1; print d < 0 ? -d : d }')" 0.03
+le gas-gpu-volume-spread "$(echo "$2" | awk '{ d = $1 / 4.16261 - 1; print d < 0 ? -d : d }')" 0.15

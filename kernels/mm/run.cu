@@ -35,6 +35,11 @@
  *   a step's launches captured once as a CUDA graph and replayed (one
  *     without energies, one with), the step's count for the Langevin
  *     normals kept on the device.
+ *   the Monte Carlo barostat (lib/mm/barostat.c, run.c's moves with its
+ *     uniforms) on the host every nstpcouple steps: the positions
+ *     fetched, the energies of the old and the scaled ones through
+ *     fek_mm_gpu_eval, the steps' graphs captured again when the box
+ *     changed.
  *
  * A constraint that fails sets a flag that the host reads every 100
  * steps and at each log or frame: the run then stops (exit 1).
@@ -588,6 +593,46 @@ step_run(struct step_graphs *sg, struct run_dev *r, struct fek_mm_gpu *g,
 	return 0;
 }
 
+/* The GPU's forces as the barostat's moves see them (x up, forces and
+ * energies down): fek_mm_gpu_eval. */
+static int
+baro_eval(void *ctx, const struct fek_box *b, int place, double *x,
+    double *f, struct fek_mm_energy *e)
+{
+	return fek_mm_gpu_eval((struct fek_mm_gpu *)ctx, b, place, x, f, e);
+}
+
+/* The Monte Carlo barostat's move after the step (run.c's, at step),
+ * on the host between the device's steps: the positions fetched into x,
+ * their energies (f the host's scratch for their forces), then
+ * fek_mm_baro_try, whose trial leaves its positions and forces on the
+ * device; a rejected trial's old positions go back and their forces are
+ * made again.  1 when the box changed (the captured steps are then
+ * stale), 0 when not, -1 on a failure. */
+static int
+baro_move(struct fek_mm_baro *br, struct fek_mm_gpu *g, struct fek_box *b,
+    long long step, double *x, double *f)
+{
+	struct fek_mm_forcefn ff = { g, baro_eval };
+	struct fek_mm_energy e;
+	size_t n3 = 3 * (size_t)g->t->n;
+	cudaError_t ce;
+	int ok;
+
+	if ((ce = cudaMemcpy(x, g->d.x, n3 * sizeof(double),
+	    cudaMemcpyDeviceToHost)) != cudaSuccess)
+		return fek_cuda_fail(ce, "positions");
+	if (fek_mm_gpu_eval(g, b, 1, x, f, &e) < 0 ||
+	    (ok = fek_mm_baro_try(br, g->t, &ff, step, b, x, f, &e)) < 0)
+		return -1;
+	if (ok)
+		return 1;
+	if ((ce = cudaMemcpy(g->d.x, x, n3 * sizeof(double),
+	    cudaMemcpyHostToDevice)) != cudaSuccess)
+		return fek_cuda_fail(ce, "positions");
+	return mm_gpu_forces(g, b, 1, 0) < 0 ? -1 : 0;
+}
+
 /* Each cluster's atoms (in the order of their first bonds) and the
  * atoms of no cluster and no water, for the owners' threads; -1 with
  * fek_seterr(70) if an atom has two. */
@@ -658,16 +703,16 @@ fek_mm_gpu_run(struct fek_mm_gpu *g, const struct fek_mm_md *p,
 	gsl_rng *rng = NULL;
 	int *clstart = NULL, *cat = NULL, *clastart = NULL, *cla = NULL;
 	int *freeat = NULL, rc = -1, ev, k;
-	double *cd = NULL;
+	double *cd = NULL, *fb = NULL;
+	struct fek_mm_baro *br = NULL;
 
 	memset(&r, 0, sizeof r);
 	memset(&sg, 0, sizeof sg);
 	r.n = n;
-	if (p->pcoupl != FEK_MM_PC_NONE)
-		return fek_seterr(FEK_EX_USAGE, "the GPU-resident run has no "
-		    "barostat (the host-driven one has)");
 	if (n == 0)
 		return fek_seterr(FEK_EX_DATA, "no atoms");
+	if ((br = fek_mm_baro_of(t, &g->o, p, b)) != NULL)
+		fb = (double *)fek_alloc(n3, sizeof *fb);
 	if (t->il[FEK_MM_SETTLE].n + t->il[FEK_MM_CONSTR].n > 0 &&
 	    (cc = fek_mm_constr_new(t, p->constr_tol)) == NULL)
 		return -1;
@@ -807,6 +852,16 @@ fek_mm_gpu_run(struct fek_mm_gpu *g, const struct fek_mm_md *p,
 		}
 		if (step_run(&sg, &r, g, b, p, &q, nose ? &np : NULL, ev) < 0)
 			goto out;
+		if (br != NULL && (step + 1) % p->nstpcouple == 0) {
+			if ((k = baro_move(br, g, b, step + 1, x, fb)) < 0)
+				goto out;
+			if (k > 0)
+				graphs_clear(&sg);
+			if ((k = check_fail(&r, g, b, step)) < 0)
+				goto out;
+			if (k > 0)
+				graphs_clear(&sg);
+		}
 	}
 	CK(cudaMemcpy(x, d->x, n3 * sizeof(double), cudaMemcpyDeviceToHost),
 	    "positions");
@@ -814,6 +869,14 @@ fek_mm_gpu_run(struct fek_mm_gpu *g, const struct fek_mm_md *p,
 	    "velocities");
 	rc = check_fail(&r, g, b, p->nsteps) < 0 ? -1 : 0;
 out:
+	if (br != NULL && p->baro_counts != NULL) {
+		double dvmax;
+
+		fek_mm_baro_stats(br, &p->baro_counts[0], &p->baro_counts[1],
+		    &dvmax);
+	}
+	fek_mm_baro_free(br);
+	free(fb);
 	graphs_clear(&sg);
 	cudaFree(r.v);
 	cudaFree(r.xold);

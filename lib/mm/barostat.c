@@ -57,6 +57,16 @@ fek_mm_baro_new(const struct fek_mm_top *t, double pressure_bar, double kT,
 	return br;
 }
 
+struct fek_mm_baro *
+fek_mm_baro_of(const struct fek_mm_top *t, const struct fek_mm_opt *o,
+    const struct fek_mm_md *p, const struct fek_box *b)
+{
+	if (p->pcoupl != FEK_MM_PC_MC)
+		return NULL;
+	return fek_mm_baro_new(t, p->ref_p, p->kT, fmax(o->rcoulomb, o->rvdw),
+	    p->key ^ 0x6261726f73746174ULL, b);
+}
+
 void
 fek_mm_baro_free(struct fek_mm_baro *br)
 {

@@ -205,10 +205,10 @@ dynamics_on(const struct fek_mm_top *t, const struct fek_mm_opt *o,
 {
 	struct fek_mm_forcefn gff;
 
-	/* on the GPU the whole run stays there, but for the barostat (and
-	 * FEK_MM_HOSTRUN=1, the host driving the GPU's forces, to compare) */
-	if (g != NULL && md->pcoupl == FEK_MM_PC_NONE &&
-	    getenv("FEK_MM_HOSTRUN") == NULL)
+	/* on the GPU the whole run stays there, but for the barostat's
+	 * moves (FEK_MM_HOSTRUN=1: the host drives the GPU's forces, to
+	 * compare) */
+	if (g != NULL && getenv("FEK_MM_HOSTRUN") == NULL)
 		return fek_mm_gpu_run(g, md, b, x, v, sink);
 	gff.ctx = g;
 	gff.eval = gpu_eval;

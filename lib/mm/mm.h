@@ -455,6 +455,12 @@ struct fek_mm_baro *fek_mm_baro_new(const struct fek_mm_top *t,
 int	fek_mm_baro_try(struct fek_mm_baro *br, const struct fek_mm_top *t,
 	    const struct fek_mm_forcefn *ff, long long step, struct fek_box *b,
 	    double *x, double *f, struct fek_mm_energy *e);
+/* The barostat run p asks for under options o (p->pcoupl), for the
+ * host's run (run.c) and the GPU-resident one alike: the same key, so the
+ * same uniforms; NULL when p has none. */
+struct fek_mm_baro *fek_mm_baro_of(const struct fek_mm_top *t,
+	    const struct fek_mm_opt *o, const struct fek_mm_md *p,
+	    const struct fek_box *b);
 void	fek_mm_baro_stats(const struct fek_mm_baro *br, long *tries,
 	    long *accepted, double *dvmax);
 void	fek_mm_baro_free(struct fek_mm_baro *br);

@@ -74,9 +74,10 @@ struct fek_mm_dyn_stats {
 /*
  * Run md from x, v in b (all updated) with sink on use (FEK_DEV_CPU or
  * FEK_DEV_GPU, as fek_device_resolve gave it): on the GPU resident there
- * (fek_mm_gpu_run), but for the barostat and FEK_MM_HOSTRUN=1 (the host
- * driving the GPU's forces, to compare), which run fek_mm_run with the
- * GPU's forces; on the CPU fek_mm_run, the reference.  st (may be NULL)
+ * (fek_mm_gpu_run, the barostat's moves included), but for
+ * FEK_MM_HOSTRUN=1 (the host driving the GPU's forces, to compare), which
+ * runs fek_mm_run with the GPU's forces; on the CPU fek_mm_run, the
+ * reference.  st (may be NULL)
  * what it did.  -1 with fek_seterr.
  */
 int	fek_mm_dynamics(const struct fek_mm_top *t, const struct fek_mm_opt *o,

@@ -217,9 +217,7 @@ fek_mm_run(const struct fek_mm_top *t, const struct fek_mm_opt *o,
 	if (p->integrator == FEK_MM_INT_VV && p->tcoupl ==
 	    FEK_MM_TC_NOSEHOOVER)
 		fek_mm_nhc_setup(&np, &ns, p, ndf);
-	if (p->pcoupl == FEK_MM_PC_MC)
-		br = fek_mm_baro_new(t, p->ref_p, p->kT, fmax(o->rcoulomb,
-		    o->rvdw), p->key ^ 0x6261726f73746174ULL, b);
+	br = fek_mm_baro_of(t, o, p, b);
 
 	/* the start: constraints satisfied by x and v, sites placed */
 	if (cc != NULL) {
