@@ -606,8 +606,8 @@ baro_eval(void *ctx, const struct fek_box *b, int place, double *x,
  * on the host between the device's steps: the positions fetched into x,
  * their energies (f the host's scratch for their forces), then
  * fek_mm_baro_try, whose trial leaves its positions and forces on the
- * device; a rejected trial's old positions go back and their forces are
- * made again.  1 when the box changed (the captured steps are then
+ * device; a rejected trial's old positions go back and their forces and
+ * energies are made again.  1 when the box changed (the captured steps are then
  * stale), 0 when not, -1 on a failure. */
 static int
 baro_move(struct fek_mm_baro *br, struct fek_mm_gpu *g, struct fek_box *b,
@@ -630,7 +630,8 @@ baro_move(struct fek_mm_baro *br, struct fek_mm_gpu *g, struct fek_box *b,
 	if ((ce = cudaMemcpy(g->d.x, x, n3 * sizeof(double),
 	    cudaMemcpyHostToDevice)) != cudaSuccess)
 		return fek_cuda_fail(ce, "positions");
-	return mm_gpu_forces(g, b, 1, 0) < 0 ? -1 : 0;
+	/* energies too: the next log may read them before the next step */
+	return mm_gpu_forces(g, b, 1, 1) < 0 ? -1 : 0;
 }
 
 /* Each cluster's atoms (in the order of their first bonds) and the
