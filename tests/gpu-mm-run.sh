@@ -218,29 +218,7 @@ ok water-npt-volume-moved test "$(awk '!/^#/ { v[$NF] = 1 } END { for (k in v) n
 # rigid diatomics that do not interact at 300 K and 100 bar, a move every
 # step; <V> = 101 kT / P = 41.83 nm^3 within 3 % and sd(V) = sqrt(101) kT
 # / P = 4.16 within 15 %
-cat > gas.top <<'TOP'
-[ defaults ]
-1 2 no 1.0 1.0
-[ atomtypes ]
-X 10.0 0.0 A 0.0 0.0
-[ moleculetype ]
-GAS 1
-[ atoms ]
-1 X 1 GAS A1 1 0.0 10.0
-2 X 1 GAS A2 1 0.0 10.0
-[ constraints ]
-1 2 1 0.1
-[ system ]
-ideal diatomic gas
-[ molecules ]
-GAS 100
-TOP
-awk 'BEGIN { print "ideal diatomic gas"; print 200; s = 12345
-    for (m = 0; m < 100; m++) {
-	for (k = 0; k < 3; k++) { s = (s * 1103515245 + 12345) % 2147483648; c[k] = s / 2147483648 * 3.4 }
-	printf "%5d%-5s%5s%5d%8.3f%8.3f%8.3f\n", m + 1, "GAS", "A1", 2 * m + 1, c[0], c[1], c[2]
-	printf "%5d%-5s%5s%5d%8.3f%8.3f%8.3f\n", m + 1, "GAS", "A2", 2 * m + 2, c[0] + 0.1, c[1], c[2] }
-    print "   3.40000   3.40000   3.40000" }' > gas.gro
+ideal_gas_inputs
 printf 'integrator = sd\ndt = 0.002\ntau-t = 1\nref-t = 300\ngen-vel = yes\npcoupl = MC\nref-p = 100\nnstpcouple = 1\nrcoulomb = 0.5\nrvdw = 0.5\n' > gnpt.mdp
 t gas-gpu 0 "md-gpu -d gpu --top gas.top --mdp gnpt.mdp --config gas.gro -n 20000 -l gas.log --thermo 10 -T > /dev/null"
 set -- $(awk '/^#COL/ { c++; if ($2 == "V") vc = c } !/^#/ && $2 >= 2000 { n++; s += $vc; ss += $vc * $vc }

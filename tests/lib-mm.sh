@@ -6,7 +6,8 @@
 # gpu-mm-run.sh, the reader of the C check programs' verdicts
 # (mm-bonded.sh, mm-constr.sh, mm-pme.sh, gpu-mm.sh), and the term by term
 # comparison of md-gpu --rerun with gmx mdrun -rerun (mm-gmx.sh,
-# mm-tip4p2005.sh).  Source it after
+# mm-tip4p2005.sh), and the barostat's ideal gas (mm-baro.sh,
+# gpu-mm-run.sh).  Source it after
 # lib.sh.  The heavy atoms come from testdata/mm/ala2-heavy.pdb and gmx
 # pdb2gmx adds the hydrogens (-ignh).  Each builder prints a command
 # line for t (which runs it with sh -c in $TMP), so that every test keeps
@@ -177,4 +178,35 @@ compare() {
 		echo "$n: $term GROMACS $g md-gpu $o (rel. diff ${line% *})"
 		le "$n-$term" "${line% *}" "$tol"
 	done < "$n.gmx"
+}
+
+# ideal_gas_inputs: gas.top and gas.gro, 100 rigid diatomics (a
+# constraint each, no LJ, no charges) at random points of a 3.4 nm cube,
+# whose isobaric volume is known exactly (tests/mm-baro.sh)
+ideal_gas_inputs() {
+	cat > gas.top <<'TOP'
+[ defaults ]
+; nbfunc comb-rule gen-pairs fudgeLJ fudgeQQ
+1 2 no 1.0 1.0
+[ atomtypes ]
+; name mass charge ptype sigma epsilon
+X 10.0 0.0 A 0.0 0.0
+[ moleculetype ]
+GAS 1
+[ atoms ]
+1 X 1 GAS A1 1 0.0 10.0
+2 X 1 GAS A2 1 0.0 10.0
+[ constraints ]
+1 2 1 0.1
+[ system ]
+ideal diatomic gas
+[ molecules ]
+GAS 100
+TOP
+	awk 'BEGIN { print "ideal diatomic gas"; print 200; s = 12345
+	    for (m = 0; m < 100; m++) {
+		for (k = 0; k < 3; k++) { s = (s * 1103515245 + 12345) % 2147483648; c[k] = s / 2147483648 * 3.4 }
+		printf "%5d%-5s%5s%5d%8.3f%8.3f%8.3f\n", m + 1, "GAS", "A1", 2 * m + 1, c[0], c[1], c[2]
+		printf "%5d%-5s%5s%5d%8.3f%8.3f%8.3f\n", m + 1, "GAS", "A2", 2 * m + 2, c[0] + 0.1, c[1], c[2] }
+	    print "   3.40000   3.40000   3.40000" }' > gas.gro
 }

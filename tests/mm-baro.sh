@@ -9,32 +9,9 @@
 # the last frame (a molecule moves whole); the log's V column is the box's
 # volume; bad input: another barostat, no temperature, replicas (64).
 . "$(dirname "$0")/lib.sh"
+. "$TOP/tests/lib-mm.sh"
 
-cat > gas.top <<'TOP'
-[ defaults ]
-; nbfunc comb-rule gen-pairs fudgeLJ fudgeQQ
-1 2 no 1.0 1.0
-[ atomtypes ]
-; name mass charge ptype sigma epsilon
-X 10.0 0.0 A 0.0 0.0
-[ moleculetype ]
-GAS 1
-[ atoms ]
-1 X 1 GAS A1 1 0.0 10.0
-2 X 1 GAS A2 1 0.0 10.0
-[ constraints ]
-1 2 1 0.1
-[ system ]
-ideal diatomic gas
-[ molecules ]
-GAS 100
-TOP
-awk 'BEGIN { print "ideal diatomic gas"; print 200; s = 12345
-    for (m = 0; m < 100; m++) {
-	for (k = 0; k < 3; k++) { s = (s * 1103515245 + 12345) % 2147483648; c[k] = s / 2147483648 * 3.4 }
-	printf "%5d%-5s%5s%5d%8.3f%8.3f%8.3f\n", m + 1, "GAS", "A1", 2 * m + 1, c[0], c[1], c[2]
-	printf "%5d%-5s%5s%5d%8.3f%8.3f%8.3f\n", m + 1, "GAS", "A2", 2 * m + 2, c[0] + 0.1, c[1], c[2] }
-    print "   3.40000   3.40000   3.40000" }' > gas.gro
+ideal_gas_inputs
 printf 'integrator = sd\ndt = 0.002\ntau-t = 1\nref-t = 300\ngen-vel = yes\npcoupl = MC\nref-p = 100\nnstpcouple = 1\nrcoulomb = 0.5\nrvdw = 0.5\n' > npt.mdp
 
 t gas-run 0 "md-gpu -d cpu --top gas.top --mdp npt.mdp --config gas.gro -n 20000 -e 20000 -l npt.log --thermo 10 -T -v > npt.fek 2> npt.err"
