@@ -262,39 +262,21 @@ fek_tpi_molv_recip(const struct fek_tpi_molview *v, const double *x,
 	*cross = cr;
 }
 
-/* The distinct cells c - reach .. c + reach of n along an axis into cv,
+/* The distinct cells c - SUB .. c + SUB of n along an axis into cv,
  * their count returned. */
 FEK_HD int
-fek_tpi_molv_axis(int c, int n, int reach, int *cv)
+fek_tpi_molv_axis(int c, int n, int *cv)
 {
 	int k = 0;
 
-	if (n <= 2 * reach + 1) {
+	if (n <= 2 * FEK_TPI_MOL_SUB + 1) {
 		for (int i = 0; i < n; i++)
 			cv[k++] = i;
 		return k;
 	}
-	for (int o = -reach; o <= reach; o++)
+	for (int o = -FEK_TPI_MOL_SUB; o <= FEK_TPI_MOL_SUB; o++)
 		cv[k++] = fek_tpi_wrapi(c + o, n);
 	return k;
-}
-
-/* The cells within reach (<= FEK_TPI_MOL_SUB) cells of the one that
- * holds the point xs, along each axis: cv[d][0 .. nn[d] - 1]. */
-FEK_HD void
-fek_tpi_molv_near(const struct fek_tpi_molview *v, const double *xs,
-    int reach, int cv[3][2 * FEK_TPI_MOL_SUB + 1], int nn[3])
-{
-	double r[3] = { xs[0], xs[1], xs[2] }, sf[3];
-
-	fek_box_wrap(&v->box, r);
-	fek_box_frac(&v->box, r, sf);
-	for (int d = 0; d < 3; d++) {
-		int c = (int)floor(sf[d] * v->nc[d]);
-
-		c = c < 0 ? 0 : c >= v->nc[d] ? v->nc[d] - 1 : c;
-		nn[d] = fek_tpi_molv_axis(c, v->nc[d], reach, cv[d]);
-	}
 }
 
 /* The real-space pairs of the molecule at x with the frame's atoms
@@ -311,12 +293,20 @@ fek_tpi_molv_pairs(const struct fek_tpi_molview *v, const double *x,
 		const double *c6 = v->c6 + v->type[s] * v->ntype;
 		const double *c12 = v->c12 + v->type[s] * v->ntype;
 		int lj = v->ljsite[s], ch = v->q[s] != 0;
-		int cv[3][2 * FEK_TPI_MOL_SUB + 1], nn[3];
+		int c[3], cv[3][2 * FEK_TPI_MOL_SUB + 1], nn[3];
+		double r[3] = { x[3 * s], x[3 * s + 1], x[3 * s + 2] }, sf[3];
 		double e = 0, acc = 0, dummy = 0;
 
 		if (!lj && !ch)
 			continue;
-		fek_tpi_molv_near(v, x + 3 * s, FEK_TPI_MOL_SUB, cv, nn);
+		fek_box_wrap(&v->box, r);
+		fek_box_frac(&v->box, r, sf);
+		for (int d = 0; d < 3; d++) {
+			c[d] = (int)floor(sf[d] * v->nc[d]);
+			c[d] = c[d] < 0 ? 0 : c[d] >= v->nc[d] ? v->nc[d] - 1 :
+			    c[d];
+			nn[d] = fek_tpi_molv_axis(c[d], v->nc[d], cv[d]);
+		}
 		for (int iz = 0; iz < nn[2]; iz++)
 			for (int iy = 0; iy < nn[1]; iy++)
 				for (int ix = 0; ix < nn[0]; ix++) {
@@ -380,11 +370,22 @@ fek_tpi_molv_overlaps(const struct fek_tpi_molview *v, const double *x)
 {
 	for (int s = 0; s < v->ns; s++) {
 		const double *ov2 = v->ov2 + v->type[s] * v->ntype;
-		int cv[3][2 * FEK_TPI_MOL_SUB + 1], nn[3];
+		int c[3], cv[3][3], nn[3];
+		double r[3] = { x[3 * s], x[3 * s + 1], x[3 * s + 2] }, sf[3];
 
 		if (!v->ljsite[s])
 			continue;
-		fek_tpi_molv_near(v, x + 3 * s, 1, cv, nn);
+		fek_box_wrap(&v->box, r);
+		fek_box_frac(&v->box, r, sf);
+		for (int d = 0; d < 3; d++) {
+			c[d] = (int)floor(sf[d] * v->nc[d]);
+			c[d] = c[d] < 0 ? 0 : c[d] >= v->nc[d] ? v->nc[d] - 1 :
+			    c[d];
+			nn[d] = 0;
+			for (int o = -1; o <= 1 && o < v->nc[d] - 1; o++)
+				cv[d][nn[d]++] = fek_tpi_wrapi(c[d] + o,
+				    v->nc[d]);
+		}
 		for (int iz = 0; iz < nn[2]; iz++)
 			for (int iy = 0; iy < nn[1]; iy++)
 				for (int ix = 0; ix < nn[0]; ix++) {
