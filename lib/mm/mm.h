@@ -243,10 +243,10 @@ double	fek_mm_pme_energy(struct fek_mm_pme *p, const struct fek_box *b,
 	    double *vir);
 void	fek_mm_pme_free(struct fek_mm_pme *p);
 /* For insertions (pme.c): the reciprocal potential theta_rec * Q of the
- * charges on the grid into phi (n0 n1 n2, no prefactor), returning their
- * reciprocal energy 1/2 Q theta_rec Q; the kernel theta_rec of cell b
- * into theta (n0 n1 n2); the grid's sizes and order. */
-double	fek_mm_pme_potential(struct fek_mm_pme *p, const struct fek_box *b,
+ * charges on the grid into phi (n0 n1 n2, no prefactor); the kernel
+ * theta_rec of cell b into theta (n0 n1 n2); the grid's sizes and order.
+ * The influence function is made once for frames of one cell. */
+void	fek_mm_pme_potential(struct fek_mm_pme *p, const struct fek_box *b,
 	    long n, const double *x, const double *q, double *phi);
 void	fek_mm_pme_kernel(struct fek_mm_pme *p, const struct fek_box *b,
 	    double *theta);

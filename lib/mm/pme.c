@@ -85,6 +85,10 @@ struct fek_mm_pme {
 	double *grid;			/* n0 n1 n2: Q, then theta_rec*Q */
 	fftw_complex *hat;		/* n0 n1 (n2 / 2 + 1): F(Q) */
 	fftw_plan fwd, bwd;
+	/* insertions: the influence function of the cell infl_of (NULL
+	 * until made), a value a mode of hat */
+	double *infl;
+	struct fek_pme_cell infl_of;
 };
 
 /*
@@ -157,6 +161,7 @@ fek_mm_pme_free(struct fek_mm_pme *p)
 	fftw_destroy_plan(p->bwd);
 	fftw_free(p->grid);
 	fftw_free(p->hat);
+	free(p->infl);
 	for (int d = 0; d < 3; d++)
 		free(p->bmod[d]);
 	free(p);
@@ -327,38 +332,94 @@ fek_mm_pme_energy(struct fek_mm_pme *p, const struct fek_box *b, long n,
 	return erec + eself + ebg;
 }
 
+/* 1 when cells a and b are the same (the grid's, the reciprocal
+ * vectors, the volume and beta). */
+static int
+same_cell(const struct fek_pme_cell *a, const struct fek_pme_cell *b)
+{
+	for (int d = 0; d < 3; d++) {
+		if (a->n[d] != b->n[d])
+			return 0;
+		for (int e = 0; e < 3; e++)
+			if (a->rec[d][e] != b->rec[d][e])
+				return 0;
+	}
+	return a->V == b->V && a->pb2 == b->pb2;
+}
+
 /*
- * For test-particle insertion of charges (lib/tpi/mol.c): the reciprocal
- * potential of the n charges q at x on the grid, theta_rec * Q (Eq. 4.7;
- * no prefactor, no self or background term), into phi (n0 n1 n2 values,
- * FFTW's layout).  Since E = 1/2 sum_k Q(k) (theta_rec * Q)(k), charges
- * q' spread by the same weights (Q') add sum_k Q'(k) phi(k) + 1/2 Q'
- * theta_rec Q' to the energy: what the frame's N charges and an inserted
- * molecule's give together, exactly as a PME of all of them.  Returns
- * the reciprocal energy 1/2 sum Q phi (no prefactor).
+ * The influence function of cell c, g B(m) C(m) with g = 1 / (pi V) (what
+ * fek_pme_mode multiplies a mode by, the same value, 0 at m = 0), into
+ * p->infl, unless it holds c's already (frames of one box make it once).
+ * Each mode is its own value: threads do not change it.
  */
-double
+static void
+pme_infl(struct fek_mm_pme *p, const struct fek_pme_cell *c)
+{
+	const int n0 = p->n[0], n1 = p->n[1], nh = p->n[2] / 2 + 1;
+
+	if (p->infl != NULL && same_cell(&p->infl_of, c))
+		return;
+	if (p->infl == NULL)
+		p->infl = fek_alloc((size_t)n0 * n1 * nh, sizeof *p->infl);
+#pragma omp parallel for schedule(static)
+	for (int k0 = 0; k0 < n0; k0++)
+		for (int k1 = 0; k1 < n1; k1++)
+			for (int k2 = 0; k2 < nh; k2++) {
+				int k[3] = { k0, k1, k2 };
+				double wm[6], bm, g, infl;
+				size_t i = ((size_t)k0 * n1 + k1) * nh + k2;
+
+				if (k0 == 0 && k1 == 0 && k2 == 0) {
+					p->infl[i] = 0;
+					continue;
+				}
+				bm = p->bmod[0][k0] * p->bmod[1][k1] *
+				    p->bmod[2][k2];
+				infl = fek_pme_influence(c, k, wm);
+				g = bm / (M_PI * c->V);
+				p->infl[i] = g * infl;
+			}
+	p->infl_of = *c;
+}
+
+/*
+ * For insertions (mm.h): the reciprocal potential phi = theta_rec * Q
+ * of the n charges q at x (no prefactor) on the grid, so that further
+ * charges q' spread by the same weights (Q') add sum_k Q'(k) phi(k) + 1/2
+ * Q' theta_rec Q' to the energy: what the frame's N charges and an
+ * inserted molecule's give together, exactly as a PME of all of them.
+ * The modes are multiplied by pme_infl's values, those fek_mm_pme_energy
+ * multiplies them by.
+ */
+void
 fek_mm_pme_potential(struct fek_mm_pme *p, const struct fek_box *b, long n,
     const double *x, const double *q, double *phi)
 {
 	struct fek_pme_cell c;
-	double w[9] = { 0 }, e;
+	size_t nhat = (size_t)p->n[0] * p->n[1] * (p->n[2] / 2 + 1);
 
 	fek_pme_cell_set(&c, p->n, p->beta, b);
+	pme_infl(p, &c);
 	pme_spread(p, b, n, x, q);
 	fftw_execute(p->fwd);
-	e = pme_influence(p, &c, w);
+	p->hat[0][0] = p->hat[0][1] = 0;
+	for (size_t i = 1; i < nhat; i++) {
+		p->hat[i][0] *= p->infl[i];
+		p->hat[i][1] *= p->infl[i];
+	}
 	fftw_execute(p->bwd);
 	memcpy(phi, p->grid, (size_t)p->n[0] * p->n[1] * p->n[2] *
 	    sizeof *phi);
-	return e;
 }
 
 /*
  * The grid kernel theta_rec(k) of cell b (the potential of a unit charge
  * spread at grid point 0 with weight 1 there alone) into theta (n0 n1 n2
  * values): Q' theta_rec Q' = sum_{k,k'} Q'(k) theta(k - k') Q'(k'), the
- * indices taken modulo the grid; theta is even.
+ * indices taken modulo the grid; theta is even.  The transform of that
+ * unit charge is 1 at every mode, so its modes are the influence
+ * function itself.
  */
 void
 fek_mm_pme_kernel(struct fek_mm_pme *p, const struct fek_box *b,
@@ -366,13 +427,14 @@ fek_mm_pme_kernel(struct fek_mm_pme *p, const struct fek_box *b,
 {
 	struct fek_pme_cell c;
 	size_t npt = (size_t)p->n[0] * p->n[1] * p->n[2];
-	double w[9] = { 0 };
+	size_t nhat = (size_t)p->n[0] * p->n[1] * (p->n[2] / 2 + 1);
 
 	fek_pme_cell_set(&c, p->n, p->beta, b);
-	memset(p->grid, 0, npt * sizeof *p->grid);
-	p->grid[0] = 1;
-	fftw_execute(p->fwd);
-	pme_influence(p, &c, w);
+	pme_infl(p, &c);
+	for (size_t i = 0; i < nhat; i++) {
+		p->hat[i][0] = p->infl[i];
+		p->hat[i][1] = 0;
+	}
 	fftw_execute(p->bwd);
 	memcpy(theta, p->grid, npt * sizeof *theta);
 }
