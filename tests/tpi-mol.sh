@@ -179,6 +179,13 @@ screen() {
 screen screen-300K tip4p2005.top tip4p2005.mdp tip4p2005-267.gro 300 300 0.75
 screen screen-470K tip4p2005.top tip4p2005.mdp tip4p2005-267.gro 470 150 0.75
 screen screen-big big.top big.mdp big.gro 300 1000 0.6
+# bar-solve reads the screened moves' +inf: TPI, OS and BAR from every
+# move's energy the same with the screen and without
+for w in 0 300; do
+	t screen-bar-$w 0 "tpi-gpu --top tip4p2005.top --mdp tip4p2005.mdp -t 300 -n 20000 -s 3 -E --screen $w tip4p2005-267.gro > sb$w.fek && bar-solve -n 0 sb$w.fek | grep -E '^(TPI|OS|BAR) ' > sb$w.txt"
+done
+ok screen-bar-three test "$(wc -l < sb300.txt)" = 3
+same_file screen-bar-same sb0.txt sb300.txt
 t_usage screen-no-top "tpi-gpu --screen 100 --lj 1:1 tip4p2005-267.gro"
 t_usage screen-negative "tpi-gpu --screen -1 --top tip4p2005.top tip4p2005-267.gro"
 t screen-below-bins 64 "tpi-gpu --screen 50 --top tip4p2005.top --mdp tip4p2005.mdp -t 300 -n 10 tip4p2005-267.gro"
