@@ -607,8 +607,8 @@ baro_eval(void *ctx, const struct fek_box *b, int place, double *x,
  * their energies (f the host's scratch for their forces), then
  * fek_mm_baro_try, whose trial leaves its positions and forces on the
  * device; a rejected trial's old positions go back and their forces and
- * energies are made again.  1 when the box changed (the captured steps are then
- * stale), 0 when not, -1 on a failure. */
+ * energies are made again.  1 when the box changed (the captured steps
+ * are then stale), 0 when not, -1 on a failure. */
 static int
 baro_move(struct fek_mm_baro *br, struct fek_mm_gpu *g, struct fek_box *b,
     long long step, double *x, double *f)

@@ -17,9 +17,10 @@
  * insertions, k_mol_points finds the cell of each insertion's centre
  * (or, with tpi-gpu's screen, that the insertion overlaps: beta u = +inf
  * and a cell past the last), CUB's radix sort orders the insertions by
- * it (the overlapping last, k_mol_insert's threads for them idle) (so that the threads of a
- * warp mostly read the same cells, as kernels/tpi/insert.cu does for
- * particles), k_mol_insert writes each move's beta u by its index, and
+ * it, so that the threads of a warp mostly read the same cells (as
+ * kernels/tpi/insert.cu does for particles) and the overlapping come
+ * last, where k_mol_insert's threads for them return at once;
+ * k_mol_insert writes each move's beta u by its index, and
  * sums.cu takes the fixed-order groups and the histogram; the deletions
  * likewise (k_mol_delete).  The results do not depend on the launch's
  * shape: the same bits every run.

@@ -77,8 +77,7 @@ struct fek_mm_dyn_stats {
  * (fek_mm_gpu_run, the barostat's moves included), but for
  * FEK_MM_HOSTRUN=1 (the host driving the GPU's forces, to compare), which
  * runs fek_mm_run with the GPU's forces; on the CPU fek_mm_run, the
- * reference.  st (may be NULL)
- * what it did.  -1 with fek_seterr.
+ * reference.  st (may be NULL) what it did.  -1 with fek_seterr.
  */
 int	fek_mm_dynamics(const struct fek_mm_top *t, const struct fek_mm_opt *o,
 	    const struct fek_mm_md *md, enum fek_device use, struct fek_box *b,

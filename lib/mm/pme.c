@@ -348,8 +348,9 @@ same_cell(const struct fek_pme_cell *a, const struct fek_pme_cell *b)
 }
 
 /*
- * The influence function of cell c, g B(m) C(m) with g = 1 / (pi V) (what
- * fek_pme_mode multiplies a mode by, the same value, 0 at m = 0), into
+ * The influence function of cell c, B(m) C(m) / (pi V) (Eqs. 4.7 and
+ * 4.8: what fek_pme_mode multiplies a mode by, the same value; 0 at m =
+ * 0), into
  * p->infl, unless it holds c's already (frames of one box make it once).
  * Each mode is its own value: threads do not change it.
  */

@@ -321,7 +321,6 @@ fek_tpi_mol_screen(struct fek_tpi_mol *m, double w, double beta)
 
 	free(m->ov2);
 	m->ov2 = NULL;
-	m->screen = w;
 	if (w <= 0)
 		return 0;
 	m->ov2 = fek_alloc((size_t)nt * nt, sizeof *m->ov2);

@@ -79,9 +79,8 @@ struct fek_tpi_mol {
 	 * have one with a site */
 	char *ljsite, *ljpart;
 	struct fek_erfc_table erfc;	/* erfc(beta r), r < rcoulomb */
-	/* the screen (fek_tpi_mol_screen): W, kT, and the squared overlap
-	 * distances per type pair; NULL: none */
-	double screen;
+	/* the screen (fek_tpi_mol_screen): the squared overlap distances
+	 * per type pair (ntype x ntype); NULL: none */
 	double *ov2;
 	/* PME: made on the first frame, its grid kept (as a rerun) */
 	struct fek_mm_pme *p;

@@ -119,8 +119,7 @@ fek_tpi_mol_run_start(struct fek_tpi_run *run,
 		    "histogram's end (%g kT), where the insertions it finds "
 		    "would be counted", rq->screen, par->hlo + par->hw *
 		    par->nbins);
-	if (fek_tpi_mol_screen(&ms->m, rq->screen,
-	    par->beta) < 0)
+	if (fek_tpi_mol_screen(&ms->m, rq->screen, par->beta) < 0)
 		return -1;
 	fek_hdr_add(k, "SCREEN", "%.17g kT", rq->screen);
 	if ((run->meng = fek_tpi_mol_engine_new(&ms->m, par, rq->dev)) ==
