@@ -6,7 +6,8 @@
 # gpu-mm-run.sh, the reader of the C check programs' verdicts
 # (mm-bonded.sh, mm-constr.sh, mm-pme.sh, gpu-mm.sh), and the term by term
 # comparison of md-gpu --rerun with gmx mdrun -rerun (mm-gmx.sh,
-# mm-tip4p2005.sh), and the barostat's ideal gas (mm-baro.sh,
+# mm-tip4p2005.sh), the four-site water topologies' numbers (mm-tip4p.sh,
+# mm-tip4p2005.sh) and the barostat's ideal gas (mm-baro.sh,
 # gpu-mm-run.sh).  Source it after
 # lib.sh.  The heavy atoms come from testdata/mm/ala2-heavy.pdb and gmx
 # pdb2gmx adds the hydrogens (-ignh).  Each builder prints a command
@@ -209,4 +210,34 @@ TOP
 		printf "%5d%-5s%5s%5d%8.3f%8.3f%8.3f\n", m + 1, "GAS", "A1", 2 * m + 1, c[0], c[1], c[2]
 		printf "%5d%-5s%5s%5d%8.3f%8.3f%8.3f\n", m + 1, "GAS", "A2", 2 * m + 2, c[0] + 0.1, c[1], c[2] }
 	    print "   3.40000   3.40000   3.40000" }' > gas.gro
+}
+
+# four_site_checks NAME ITP TOP OWTYPE DOM QH SIGMA EPSK: a TIP4P-like
+# model's numbers against its paper's: the settle's doh 0.09572 nm and
+# dhh (HOH 104.52 deg), the M site's a = b giving |OM| = DOM nm, q(H) QH
+# and q(M) -2 QH e, neutral, the O type's sigma SIGMA nm and epsilon/k
+# EPSK K (k_B 0.0083144626 kJ/mol/K); the itp's doh dhh a b q(H) q(M)
+# sum(q) are left in the file itp.  (A rerun takes M where the frame
+# has it, so a wrong a would pass one unseen.)
+four_site_checks() {
+	local n=$1 itp=$2 top=$3 ow=$4 dom=$5 qh0=$6 sig=$7 epsk=$8
+	local doh dhh a b qh qm qsum
+	awk '/^\[/ { d = $2; next } /^ *;/ || NF == 0 { next }
+	    d == "settles" { doh = $3; dhh = $4 }
+	    d == "virtual_sites3" { a = $6; b = $7 }
+	    d == "atoms" { q[$5] = $7; sq += $7 }
+	    END { printf "%.10g %.10g %.10g %.10g %.10g %.10g %.10g\n", doh, dhh, a, b, q["HW1"], q["MW"], sq }' \
+	    "$itp" > itp
+	read -r doh dhh a b qh qm qsum < itp
+	echo "$n: itp doh dhh a b q(H) q(M) sum(q): $doh $dhh $a $b $qh $qm $qsum"
+	near itp-doh "$doh" 0.09572 0
+	near itp-hoh "$(awk -v d="$doh" -v h="$dhh" 'BEGIN { s = h / (2 * d); printf "%.6f", 2 * atan2(s, sqrt(1 - s * s)) * 45 / atan2(1, 1) }')" 104.52 1e-5
+	near itp-a-is-b "$a" "$b" 0
+	# |OM| = (a + b) doh cos(HOH / 2)
+	near itp-om "$(awk -v d="$doh" -v h="$dhh" -v a="$a" -v b="$b" 'BEGIN { s = h / (2 * d); printf "%.10f", (a + b) * d * sqrt(1 - s * s) }')" "$dom" 1e-8
+	near itp-qh "$qh" "$qh0" 0
+	near itp-qm "$qm" "$(awk -v q="$qh0" 'BEGIN { printf "%.10g", -2 * q }')" 0
+	near itp-neutral "$qsum" 0 1e-12
+	near top-sigma "$(awk -v t="$ow" '$1 == t { print $6 }' "$top")" "$sig" 0
+	near top-epsilon "$(awk -v t="$ow" '$1 == t { printf "%.6f", $7 / 0.0083144626 }' "$top")" "$epsk" 1e-6
 }

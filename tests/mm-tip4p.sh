@@ -12,25 +12,11 @@
 #     LJ (SR) and the dispersion correction in the ratio of the two
 #     epsilons, 0.648528083 / 0.648520, within 1e-10.
 . "$(dirname "$0")/lib.sh"
+. "$TOP/tests/lib-mm.sh"
 
 D=$TOP/testdata/mm
-awk '/^\[/ { d = $2; next } /^ *;/ || NF == 0 { next }
-    d == "settles" { doh = $3; dhh = $4 }
-    d == "virtual_sites3" { a = $6; b = $7 }
-    d == "atoms" { q[$5] = $7; sq += $7 }
-    END { printf "%.10g %.10g %.10g %.10g %.10g %.10g %.10g\n", doh, dhh, a, b, q["HW1"], q["MW"], sq }' \
-    "$D/tip4p.itp" > itp
-read -r doh dhh a b qh qm qsum < itp
-echo "mm-tip4p: itp doh dhh a b q(H) q(M) sum(q): $doh $dhh $a $b $qh $qm $qsum"
-near itp-doh "$doh" 0.09572 0
-near itp-hoh "$(awk -v d="$doh" -v h="$dhh" 'BEGIN { s = h / (2 * d); printf "%.6f", 2 * atan2(s, sqrt(1 - s * s)) * 45 / atan2(1, 1) }')" 104.52 1e-5
-near itp-a-is-b "$a" "$b" 0
-near itp-om "$(awk -v d="$doh" -v h="$dhh" -v a="$a" -v b="$b" 'BEGIN { s = h / (2 * d); printf "%.10f", (a + b) * d * sqrt(1 - s * s) }')" 0.015 1e-8
-near itp-qh "$qh" 0.52 0
-near itp-qm "$qm" -1.04 0
-near itp-neutral "$qsum" 0 1e-12
-near top-sigma "$(awk '$1 == "OW_tip4p" { print $6 }' "$D/tip4p.top")" 0.315365 0
-near top-epsilon "$(awk '$1 == "OW_tip4p" { printf "%.6f", $7 / 0.0083144626 }' "$D/tip4p.top")" 78.0 1e-6
+four_site_checks mm-tip4p "$D/tip4p.itp" "$D/tip4p.top" OW_tip4p 0.015 0.52 \
+    0.315365 78.0
 
 G=/usr/share/gromacs/top
 if [ ! -f "$G/tip4p.gro" ] || [ ! -f "$G/oplsaa.ff/tip4p.itp" ]; then

@@ -40,25 +40,9 @@ GRO=$D/tip4p2005-267.gro
 # O atom type's sigma and epsilon, against the paper's numbers: the
 # rerun below takes M where the frame has it (md-gpu, and gmx mdrun
 # -rerun alike), so a wrong a would pass it unseen.
-awk '/^\[/ { d = $2; next } /^ *;/ || NF == 0 { next }
-    d == "settles" { doh = $3; dhh = $4 }
-    d == "virtual_sites3" { a = $6; b = $7 }
-    d == "atoms" { q[$5] = $7; sq += $7 }
-    END { printf "%.10g %.10g %.10g %.10g %.10g %.10g %.10g\n", doh, dhh, a, b, q["HW1"], q["MW"], sq }' \
-    "$D/tip4p2005.itp" > itp
+four_site_checks mm-tip4p2005 "$D/tip4p2005.itp" "$D/tip4p2005.top" OW_tip4p2005 \
+    0.01546 0.5564 0.31589 93.2
 read -r doh dhh a b qh qm qsum < itp
-echo "mm-tip4p2005: itp doh dhh a b q(H) q(M) sum(q): $doh $dhh $a $b $qh $qm $qsum"
-near itp-doh "$doh" 0.09572 0
-near itp-hoh "$(awk -v d="$doh" -v h="$dhh" 'BEGIN { s = h / (2 * d); printf "%.6f", 2 * atan2(s, sqrt(1 - s * s)) * 45 / atan2(1, 1) }')" 104.52 1e-5
-near itp-a-is-b "$a" "$b" 0
-# |OM| = (a + b) doh cos(HOH / 2)
-near itp-om "$(awk -v d="$doh" -v h="$dhh" -v a="$a" -v b="$b" 'BEGIN { s = h / (2 * d); printf "%.10f", (a + b) * d * sqrt(1 - s * s) }')" 0.01546 1e-8
-near itp-qh "$qh" 0.5564 0
-near itp-qm "$qm" -1.1128 0
-near itp-neutral "$qsum" 0 1e-12
-# sigma, and epsilon / k_B in K (k_B 0.0083144626 kJ/mol/K)
-near top-sigma "$(awk '$1 == "OW_tip4p2005" { print $6 }' "$D/tip4p2005.top")" 0.31589 0
-near top-epsilon "$(awk '$1 == "OW_tip4p2005" { printf "%.6f", $7 / 0.0083144626 }' "$D/tip4p2005.top")" 93.2 1e-6
 
 # ---- the geometry of the frame ----------------------------------------------
 # One line: molecules, then for O-H, HOH and |OM| the mean and the largest
