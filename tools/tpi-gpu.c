@@ -5,17 +5,14 @@
  * for particles with LJ pair potentials.  Frames in (fek frames from
  * md-gpu, DCD, .gro, LAMMPS dump), per frame the Boltzmann sums and
  * energy histograms out (or every move's energy).  The run is settled by
- * its first frame in lib/tpi/setup.c; the moves are lib/tpi's, on the CPU
- * or the GPU as lib/tpi/engine.c chose; frames are read by
- * lib/particles/trajin.c.
+ * its first frame in lib/tpi/setup.c; each frame's moves and section are
+ * lib/tpi/job.c's, on the CPU or the GPU as lib/tpi/engine.c chose;
+ * frames are read by lib/particles/trajin.c.
  */
 #include <getopt.h>
-#include <limits.h>
 #include <math.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "core/fek.h"
 #include "core/progress.h"
@@ -98,11 +95,7 @@ bad:
 /* The run as it goes: settled by the first frame, then one frame at a
  * time. */
 struct job {
-	struct fek_tpi_run run;
-	struct fek_tpi_frame tf;
-	struct fek_frame fr;
-	struct fek_tpi_ids ids;		/* the frame ids seen */
-	long long nframes, nins, ndel;	/* done so far */
+	struct fek_tpi_job w;		/* the frames' moves (lib/tpi/job.c) */
 	double t0;			/* when the first file was opened */
 	struct fek_progress pr;		/* frames done, on standard error */
 };
@@ -307,82 +300,6 @@ setup(struct args *a, int argc, char **argv)
 	a->rq.prov = a->cmd;
 }
 
-/* One frame of path, in j->fr: the run settled if it is the first, its
- * moves made, its section written. */
-static void
-do_frame(struct args *a, struct job *j, const char *path)
-{
-	const struct fek_tpi_request *rq = &a->rq;
-	struct fek_tpi_run *run = &j->run;
-	struct fek_frame *fr = &j->fr;
-	long long id;
-	double V;
-
-	/* the first frame settles the run */
-	if (j->nframes == 0 && (a->top != NULL ?
-	    fek_tpi_mol_run_start(run, &a->ms, rq, fr, path, stdout) :
-	    fek_tpi_run_start(run, rq, fr, path, stdout)) < 0)
-		fek_die();
-	if (fr->step > (LLONG_MAX - fr->nreplica) / fr->nreplica)
-		fek_errx(FEK_EX_DATA, "%s: frame %ld: step %lld of %d boxes: "
-		    "its id (step x boxes + box - 1) is beyond 2^63", path,
-		    fr->ordinal + 1, fr->step, fr->nreplica);
-	id = fr->step >= 0 ? fr->step * fr->nreplica + (fr->replica - 1) :
-	    j->nframes;
-	if (fek_tpi_ids_add(&j->ids, id) < 0)
-		fek_errx(FEK_EX_DATA, "%s: frame %ld: id %lld (from its step) "
-		    "again: frames must differ (their insertions would "
-		    "repeat)", path, fr->ordinal + 1, id);
-	if (a->top != NULL) {
-		struct fek_tpi_molsys *ms = &a->ms;
-		char what[1100];
-
-		snprintf(what, sizeof what, "%s: frame %ld", path,
-		    fr->ordinal + 1);
-		if (fek_tpi_mol_frame(&ms->m, &ms->mf, fr, what) < 0)
-			fek_die();
-		if (j->nframes == 0 && ms->m.absent && rq->del)
-			fek_warnx("%s: molecule %s is the topology's last and "
-			    "not in the frames: inserted only (no deletions)",
-			    a->top, ms->m.name);
-		if (rq->del && ms->m.nkind == 0 && rq->nins == 0)
-			fek_errx(FEK_EX_DATA, "%s: no molecule %s to delete",
-			    a->top, ms->m.name);
-		if (fek_tpi_mol_engine_frame(run->meng, &ms->m, &ms->mf,
-		    &run->par, (uint64_t)id, &run->res) < 0)
-			fek_die();
-		V = ms->mf.V;
-	} else {
-		if (fek_tpi_frame_prepare(&j->tf, fr, &run->par) < 0)
-			fek_errx(fek_errcode(), "%s: frame %ld: %s", path,
-			    fr->ordinal + 1, fek_errmsg());
-		if (rq->del && j->tf.ndel == 0 && rq->nins == 0)
-			fek_errx(FEK_EX_DATA, "%s: frame %ld: no particle of "
-			    "type %d to delete", path, fr->ordinal + 1,
-			    run->par.itype);
-		if (fek_tpi_engine_frame(run->eng, &j->tf, &run->par,
-		    (uint64_t)id, &run->res) < 0)
-			fek_die();
-		V = j->tf.V;
-	}
-	if (!rq->raw && run->res.hins[0] > 0)
-		fek_errx(FEK_EX_NUMERIC, "%s: frame %ld: an insertion has "
-		    "beta u = %.6g, below the histogram's %g kT: widen "
-		    "--bins", path, fr->ordinal + 1, run->res.umin_ins,
-		    run->par.hlo);
-	if (!rq->raw && run->res.hdel[run->par.nbins + 1] > 0)
-		fek_errx(FEK_EX_NUMERIC, "%s: frame %ld: a deletion has beta "
-		    "u = %.6g, at or above the histogram's end %g kT: widen "
-		    "--bins", path, fr->ordinal + 1, run->res.umax_del,
-		    run->par.hlo + run->par.nbins * run->par.hw);
-	if (fek_tpi_out_frame(&run->out, id, V, &run->res,
-	    &fr->hdr) < 0)
-		fek_die();
-	j->nframes++;
-	j->nins += run->res.n_ins;
-	j->ndel += run->res.n_del;
-}
-
 /* Every frame of the operands (standard input when none), in turn; none
  * is an error. */
 static void
@@ -410,18 +327,21 @@ run_frames(struct args *a, struct job *j)
 		if (strcmp(fek_trajin_format(tin), "gro") == 0 && uname &&
 		    strcmp(uname, "real") == 0)
 			fek_trajin_set_lscale(tin, 10);
-		while ((rc_next = fek_trajin_next(tin, &j->fr)) == 1) {
-			do_frame(a, j, path);
-			fek_progress_tell(&j->pr, (double)j->nframes, "%.3g "
-			    "insertions/s", j->nins / (fek_seconds() - j->t0));
+		while ((rc_next = fek_trajin_next(tin, &j->w.fr)) == 1) {
+			if (fek_tpi_job_frame(&j->w, &a->rq, a->top != NULL ?
+			    &a->ms : NULL, path) < 0)
+				fek_die();
+			fek_progress_tell(&j->pr, (double)j->w.nframes, "%.3g "
+			    "insertions/s", j->w.nins / (fek_seconds() -
+			    j->t0));
 		}
 		if (rc_next < 0)
 			fek_die();
 		fek_trajin_close(tin);
 	}
-	fek_progress_end(&j->pr, (double)j->nframes, "%.3g insertions/s",
-	    j->nins / (fek_seconds() - j->t0));
-	if (j->nframes == 0)
+	fek_progress_end(&j->pr, (double)j->w.nframes, "%.3g insertions/s",
+	    j->w.nins / (fek_seconds() - j->t0));
+	if (j->w.nframes == 0)
 		fek_errx(FEK_EX_DATA, "no frames in the input");
 }
 
@@ -438,15 +358,12 @@ main(int argc, char **argv)
 	run_frames(&a, &j);
 	fek_fshut(stdout, "stdout");
 	if (a.com.verbose && a.top != NULL)
-		fek_tpi_mol_report(&j.run, &a.ms, j.nframes, j.nins, j.ndel,
-		    fek_seconds() - j.t0);
+		fek_tpi_mol_report(&j.w.run, &a.ms, j.w.nframes, j.w.nins,
+		    j.w.ndel, fek_seconds() - j.t0);
 	else if (a.com.verbose)
-		fek_tpi_report(&j.run, &j.tf, j.nframes, j.nins, j.ndel,
-		    fek_seconds() - j.t0);
-	fek_tpi_run_free(&j.run);
-	fek_tpi_frame_free(&j.tf);
-	fek_frame_free(&j.fr);
-	free(j.ids.v);
+		fek_tpi_report(&j.w.run, &j.w.tf, j.w.nframes, j.w.nins,
+		    j.w.ndel, fek_seconds() - j.t0);
+	fek_tpi_job_free(&j.w);
 	if (a.top != NULL)
 		fek_tpi_molsys_free(&a.ms);
 	free(a.cmd);

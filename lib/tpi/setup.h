@@ -101,6 +101,24 @@ struct fek_tpi_ids {
 	long n, cap;		/* cap: a power of two */
 };
 int	fek_tpi_ids_add(struct fek_tpi_ids *s, long long id);
+/* job.c: a run's frames, one at a time: fr (read by the caller) given
+ * its id, moved (the run settled by the first: with ms, rq's molecule
+ * moves, else its particles'), its section written to standard output;
+ * -1 with fek_seterr (64, 65, 69, 70; 1 for a move beyond the
+ * histogram's range) on a bad frame or a failure.  Zeroed to start;
+ * fek_tpi_job_free frees it. */
+struct fek_tpi_job {
+	struct fek_tpi_run run;
+	struct fek_tpi_frame tf;	/* particles: the frame made ready */
+	struct fek_frame fr;		/* the frame at hand */
+	struct fek_tpi_ids ids;		/* the frame ids seen */
+	long long nframes, nins, ndel;	/* done so far */
+};
+int	fek_tpi_job_frame(struct fek_tpi_job *j,
+	    const struct fek_tpi_request *rq, struct fek_tpi_molsys *ms,
+	    const char *path);
+void	fek_tpi_job_free(struct fek_tpi_job *j);
+
 /* -v's lines on standard error for nframes frames, nins insertions and
  * ndel deletions in dt s: particles (tf the last frame) and molecules. */
 void	fek_tpi_report(const struct fek_tpi_run *run,
