@@ -870,13 +870,7 @@ fek_mm_gpu_run(struct fek_mm_gpu *g, const struct fek_mm_md *p,
 	    "velocities");
 	rc = check_fail(&r, g, b, p->nsteps) < 0 ? -1 : 0;
 out:
-	if (br != NULL && p->baro_counts != NULL) {
-		double dvmax;
-
-		fek_mm_baro_stats(br, &p->baro_counts[0], &p->baro_counts[1],
-		    &dvmax);
-	}
-	fek_mm_baro_free(br);
+	fek_mm_baro_end(br, p->baro_counts);
 	free(fb);
 	graphs_clear(&sg);
 	cudaFree(r.v);

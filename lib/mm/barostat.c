@@ -37,8 +37,10 @@ struct fek_mm_baro {
 	double *msum;			/* nmol: the molecules' masses */
 };
 
-struct fek_mm_baro *
-fek_mm_baro_new(const struct fek_mm_top *t, double pressure_bar, double kT,
+/* at pressure_bar and kT (kJ/mol), the box wider than twice rmax, the
+ * uniforms keyed by key */
+static struct fek_mm_baro *
+baro_new(const struct fek_mm_top *t, double pressure_bar, double kT,
     double rmax, uint64_t key, const struct fek_box *b)
 {
 	struct fek_mm_baro *br = fek_alloc(1, sizeof *br);
@@ -63,29 +65,24 @@ fek_mm_baro_of(const struct fek_mm_top *t, const struct fek_mm_opt *o,
 {
 	if (p->pcoupl != FEK_MM_PC_MC)
 		return NULL;
-	return fek_mm_baro_new(t, p->ref_p, p->kT, fmax(o->rcoulomb, o->rvdw),
+	return baro_new(t, p->ref_p, p->kT, fmax(o->rcoulomb, o->rvdw),
 	    p->key ^ 0x6261726f73746174ULL, b);
 }
 
 void
-fek_mm_baro_free(struct fek_mm_baro *br)
+fek_mm_baro_end(struct fek_mm_baro *br, long *counts)
 {
 	if (br == NULL)
 		return;
+	if (counts != NULL) {
+		counts[0] = br->natt;
+		counts[1] = br->nacc;
+	}
 	free(br->xs);
 	free(br->fs);
 	free(br->com);
 	free(br->msum);
 	free(br);
-}
-
-void
-fek_mm_baro_stats(const struct fek_mm_baro *br, long *tries, long *accepted,
-    double *dvmax)
-{
-	*tries = br->natt;
-	*accepted = br->nacc;
-	*dvmax = br->dvmax;
 }
 
 /*

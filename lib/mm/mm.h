@@ -443,27 +443,24 @@ int	fek_mm_run(const struct fek_mm_top *t, const struct fek_mm_opt *o,
 /* ---- the Monte Carlo barostat (barostat.c) -------------------------------- */
 
 /* Isotropic volume moves that scale the molecules' centres of mass
- * (t->mol), at pressure_bar and kT (kJ/mol), the box kept wider than
- * twice rmax; uniforms from Philox keyed by key. */
+ * (t->mol), the box kept wider than twice the longer cut-off, uniforms
+ * from Philox. */
 struct fek_mm_baro;
-struct fek_mm_baro *fek_mm_baro_new(const struct fek_mm_top *t,
-	    double pressure_bar, double kT, double rmax, uint64_t key,
-	    const struct fek_box *b);
 /* One move at step: x, the box b, the forces f and energies e (those of x
  * in b) replaced by the new ones when it is accepted (ff evaluates them).
  * 1 accepted, 0 rejected, -1 with fek_seterr (ff's). */
 int	fek_mm_baro_try(struct fek_mm_baro *br, const struct fek_mm_top *t,
 	    const struct fek_mm_forcefn *ff, long long step, struct fek_box *b,
 	    double *x, double *f, struct fek_mm_energy *e);
-/* The barostat run p asks for under options o (p->pcoupl), for the
- * host's run (run.c) and the GPU-resident one alike: the same key, so the
- * same uniforms; NULL when p has none. */
+/* The barostat run p asks for under options o (p->pcoupl: at p->ref_p
+ * bar and p->kT), for the host's run (run.c) and the GPU-resident one
+ * alike: the same key, so the same uniforms; NULL when p has none. */
 struct fek_mm_baro *fek_mm_baro_of(const struct fek_mm_top *t,
 	    const struct fek_mm_opt *o, const struct fek_mm_md *p,
 	    const struct fek_box *b);
-void	fek_mm_baro_stats(const struct fek_mm_baro *br, long *tries,
-	    long *accepted, double *dvmax);
-void	fek_mm_baro_free(struct fek_mm_baro *br);
+/* The end of a run: its tries and accepted moves into counts[0], [1]
+ * (a run's md.baro_counts; NULL: not kept), then br freed (NULL: none). */
+void	fek_mm_baro_end(struct fek_mm_baro *br, long *counts);
 
 /* ---- replicas (replicas.c) ------------------------------------------------ */
 

@@ -306,13 +306,7 @@ fek_mm_run(const struct fek_mm_top *t, const struct fek_mm_opt *o,
 	}
 	rc = 0;
 out:
-	if (br != NULL && p->baro_counts != NULL) {
-		double dvmax;
-
-		fek_mm_baro_stats(br, &p->baro_counts[0], &p->baro_counts[1],
-		    &dvmax);
-	}
-	fek_mm_baro_free(br);
+	fek_mm_baro_end(br, p->baro_counts);
 	fek_mm_force_free(fc);
 	fek_mm_constr_free(cc);
 	if (rng != NULL)
