@@ -44,6 +44,15 @@ report_round(long round, double change)
 	    change);
 }
 
+/* -v: whether the default's centre solve was kept */
+static void
+report_centre(double change, double noise, int kept)
+{
+	fprintf(stderr, "wham-gpu: the bin shape would move ln p by about "
+	    "%.2g kT (RMS), against %.2g kT of noise a bin: %s\n", change,
+	    noise, kept ? "the centre bias kept (-c)" : "its rounds (-S)");
+}
+
 /* Without -v, the iterations on the progress reporter
  * (lib/core/progress.h); with it, its own lines. */
 static struct fek_progress iter_pr;
@@ -84,18 +93,23 @@ static double
 solve(struct fek_wham_input *in, const struct fek_wham_options *o,
     int verbose, struct fek_wham_result *res)
 {
-	struct fek_wham_spline_options so = { 0, 100, NULL };
+	struct fek_wham_spline_options so = { 0, 100, 0, NULL, NULL };
 	double t0 = fek_seconds(), total, s, last_s = 0;
 	long rounds = 1;
 
 	if (in->how == FEK_BIAS_SPLINE) {
 		/* rounds until ln p moves by less than 1000 --tol */
 		so.tol = 1e3 * o->tol;
-		if (verbose)
+		so.keep_centre = in->check_centre;
+		if (verbose) {
 			so.report = report_round;
+			so.report_centre = report_centre;
+		}
 		if (fek_wham_solve_spline(&in->p, 1.0 / (fek_kb(in->energy) *
 		    in->p.temp), o, &so, res, &rounds, &last_s) < 0)
 			fek_die();
+		if (in->check_centre && rounds == 1)
+			in->how = FEK_BIAS_CENTRE;	/* what the output says */
 	} else if (fek_wham_solve(&in->p, o, res) < 0)
 		fek_die();
 	total = s = fek_seconds() - t0;
@@ -142,8 +156,9 @@ read_input(struct fek_wham_input *in, int first, int argc, char **argv,
 		fek_die();
 	if (settled && verbose)
 		fprintf(stderr, "wham-gpu: bins of up to %.3g window widths "
-		    "sqrt(kT/k): %s\n", r, in->how == FEK_BIAS_CENTRE ?
-		    "the centre bias (-c)" : "the bin shape (-S)");
+		    "sqrt(kT/k): %s\n", r, in->check_centre ? "the centre "
+		    "bias (-c) first, the bin shape (-S) where it would "
+		    "matter" : "the bin shape (-S)");
 	if (fek_wham_input_finish(in) < 0)
 		fek_die();
 }

@@ -97,6 +97,8 @@
 #include <gsl/gsl_linalg.h>
 #include <gsl/gsl_multifit.h>
 #include <gsl/gsl_roots.h>
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
 
 #include "wham/binshape.h"
 
@@ -108,6 +110,9 @@
 #define FAR_KT		1000.0	/* past this the centre value (exp() gives 0) */
 #define SMOOTH_LEN	8.0	/* the longest smoothing, in bins */
 #define WEIGHT_FLOOR	1e-8	/* of a line's largest weight */
+#define KEEP_CENTRE_NOISE 6.0	/* keep_centre: the centre solve kept where
+				 * its estimated error is at most the noise
+				 * over this (wham/binshape.h) */
 
 /* ---- smoothing and spline of one line ----------------------------------- */
 
@@ -445,6 +450,54 @@ fit_shape(const struct fek_wham_problem *p, const double *lnp, double **coef,
 			work_free(&lw);
 		}
 	}
+}
+
+/* What the bin shape would change, to first order, in the centre bias's
+ * solution lnp: with windows dense on the scale of a bin, the centre
+ * factors make WHAM's p_b the density at the bin centre times 1 + sum_d
+ * h_d^2 Q_d / 12 (Q_d = s_d''/2 the curvature of ln p along d; the bin
+ * average would also hold the slope's square), which the shape's factors
+ * remove.  Returns the RMS of that term over the bins with counts, a
+ * shift of all alike aside (kT); *noise is the median over the same bins
+ * of sqrt(g / B_b), the statistical error of one bin's ln p. */
+static double
+centre_error(const struct fek_wham_problem *p, const double *lnp,
+    double *const *coef, double *noise)
+{
+	const struct fek_grid *g = &p->grid;
+	double gbar = 0, ntot = 0, sum = 0, sum2 = 0, e, *sd;
+	long long b, m = 0;
+	long h;
+	int d;
+
+	for (h = 0; h < p->nwin; h++) {
+		gbar += p->n[h] * (p->ineff ? p->ineff[h] : 1);
+		ntot += p->n[h];
+	}
+	gbar = ntot > 0 && gbar > 0 ? gbar / ntot : 1;
+	sd = fek_alloc((size_t)g->nbins, sizeof(double));
+	for (b = 0; b < g->nbins; b++) {
+		if (!(p->counts[b] >= 1) || !isfinite(lnp[b]))
+			continue;
+		for (e = 0, d = 0; d < g->ndim; d++) {
+			double w = fek_grid_width(g, d);
+
+			e += w * w * coef[d][b * NCOEF + 1] / 12;
+		}
+		sum += e;
+		sum2 += e * e;
+		sd[m++] = sqrt(gbar / p->counts[b]);
+	}
+	*noise = 0;
+	if (m == 0) {
+		free(sd);
+		return 0;
+	}
+	gsl_sort(sd, 1, (size_t)m);
+	*noise = gsl_stats_median_from_sorted_data(sd, 1, (size_t)m);
+	free(sd);
+	e = sum2 / m - (sum / m) * (sum / m);
+	return e > 0 ? sqrt(e) : 0;
 }
 
 /* ---- a window's factors ----------------------------------------------- */
@@ -967,6 +1020,15 @@ fek_wham_solve_spline(struct fek_wham_problem *p, double beta,
 	old = gsl_set_error_handler_off();
 	for (r = 1; ; r++) {
 		fit_shape(p, x, coef, pen);
+		if (r == 1 && so->keep_centre) {
+			double noise, ce = centre_error(p, x, coef, &noise);
+			int keep = noise > 0 && KEEP_CENTRE_NOISE * ce <= noise;
+
+			if (so->report_centre != NULL)
+				so->report_centre(ce, noise, keep);
+			if (keep)
+				break;
+		}
 		build_factors(p, beta, x, coef);
 		free(lnf);
 		lnf = res->lnf;

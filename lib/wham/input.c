@@ -55,14 +55,15 @@ struct fek_wham_slab {
 #define SLAB_BYTES ((size_t)64 << 20)
 
 /* The default bias: FEK_BIAS_SPLINE where some axis's bins are wider than
- * COARSE_BIN window widths sigma = sqrt(kT/k) of its stiffest spring, else
- * FEK_BIAS_CENTRE.  The centre bias's error grows about as the square of
- * the bin width (noise-free, the 1-D quartic of
- * scripts/bench-sampler-drift: 4e-4 kJ/mol at bins of sigma/5, 0.0062 at
- * 0.8 sigma, 0.9 at 2 sigma): at half a sigma about 1e-3 kT, below a
- * sampled PMF's noise, and the centre bias costs one solve where the bin
- * shape costs 3 to 12. */
-#define COARSE_BIN 0.5
+ * COARSE_BIN window widths sigma = sqrt(kT/k) of its stiffest spring;
+ * with finer bins the centre values first, and the bin shape's rounds
+ * only where its estimate of the centre's error is not small against the
+ * data's noise (keep_centre of wham/binshape.h).  Past one sigma the
+ * window's own bias varies across a bin enough that the centre error is
+ * no longer the curvature term that estimate measures (noise-free, the 1-D
+ * quartic of scripts/bench-binshape: 0.0062 kJ/mol at 0.8 sigma, 0.9 at 2
+ * sigma). */
+#define COARSE_BIN 1.0
 
 /* At least *bytes (rounded up to 2 MiB, the size returned) on huge pages
  * where the kernel has them; NULL with fek_seterr(70). */
@@ -926,8 +927,7 @@ fek_wham_input_end(struct fek_wham_input *in, double *width)
 	    in->built == in->p.nwin) {
 		*width = bins_per_width(&in->p, fek_kb(in->energy) *
 		    in->p.temp);
-		if (*width <= COARSE_BIN)
-			in->how = FEK_BIAS_CENTRE;
+		in->check_centre = *width <= COARSE_BIN;
 		settled = 1;
 	}
 	/* the bin shape needs every window's factors: with logbias sections

@@ -26,6 +26,10 @@ struct fek_wham_input {
 	enum fek_bias_eval how;		/* the bias built here (-a, -c, -S,
 					 * -w) */
 	long built;			/* windows whose bias was built here */
+	int check_centre;		/* the default, fine bins: the centre
+					 * solve kept unless the bin shape
+					 * would matter (FEK_BIAS_SPLINE's
+					 * keep_centre, wham/binshape.h) */
 
 	/* the reader's own */
 	int how_asked;			/* how was asked for, not the default */
@@ -73,8 +77,9 @@ int	fek_wham_input_read(struct fek_wham_input *in, const char *path);
  * section, and the bias evaluation settled.  The default (FEK_BIAS_SPLINE
  * not asked for), where every window's bias is built here, goes by the
  * bins' width: *width is set to the widest bins, in window widths
- * sqrt(kT/k) of their axis's stiffest spring, FEK_BIAS_CENTRE is taken up
- * to half a width (in->how says which), and 1 is returned.  Where some
+ * sqrt(kT/k) of their axis's stiffest spring; up to one width
+ * in->check_centre is set (solve with the centre values first and keep
+ * them unless the bin shape would matter), and 1 is returned.  Where some
  * windows came with a logbias section the others get FEK_BIAS_CENTRE
  * (bias-build's default), and 0 is returned, as when the bias was asked
  * for.  -1 with fek_seterr: 65 for an input without histograms, a pooled
