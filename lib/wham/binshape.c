@@ -414,42 +414,64 @@ axis_stride(const struct fek_grid *g, int d)
 	return s;
 }
 
-/* coef[d][b * NCOEF + k]: the shape of ln p along each axis in each bin;
- * pen[d], B values, the smoothing penalties (NaN until found). */
-static void
-fit_shape(const struct fek_wham_problem *p, const double *lnp, double **coef,
-    double **pen)
+/* The windows' mean statistical inefficiency, weighted by their samples
+ * (1 where none is given). */
+static double
+mean_ineff(const struct fek_wham_problem *p)
 {
-	const struct fek_grid *g = &p->grid;
 	double gbar = 0, ntot = 0;
 	long h;
-	int d;
 
 	for (h = 0; h < p->nwin; h++) {
 		gbar += p->n[h] * (p->ineff ? p->ineff[h] : 1);
 		ntot += p->n[h];
 	}
-	gbar = ntot > 0 && gbar > 0 ? gbar / ntot : 1;
-	for (d = 0; d < g->ndim; d++) {
-		long long stride = axis_stride(g, d), nd = g->ax[d].nbins;
-		long long nlines = g->nbins / nd, L;
+	return ntot > 0 && gbar > 0 ? gbar / ntot : 1;
+}
+
+/* The lines of axis d: line L starts at bin line_base(g, d, L). */
+static long long
+line_base(const struct fek_grid *g, int d, long long L)
+{
+	long long stride = axis_stride(g, d), nd = g->ax[d].nbins;
+
+	return (L / stride) * nd * stride + L % stride;
+}
+
+/* Fit every line of axis d whose number is a multiple of every (1: all):
+ * coef[d][b * NCOEF + k], the shape of ln p along d in each bin of those
+ * lines; pen[d] the smoothing penalties (NaN until found). */
+static void
+fit_axis(const struct fek_wham_problem *p, int d, const double *lnp,
+    double **coef, double **pen, long long every)
+{
+	const struct fek_grid *g = &p->grid;
+	long long stride = axis_stride(g, d), nd = g->ax[d].nbins;
+	long long nlines = g->nbins / nd, L;
+	double ginv = 1 / mean_ineff(p);
 
 #pragma omp parallel
-		{
-			struct line_work lw;
+	{
+		struct line_work lw;
 
-			work_init(&lw, (long)nd);
-#pragma omp for schedule(dynamic, 16)
-			for (L = 0; L < nlines; L++) {
-				long long base = (L / stride) * nd * stride +
-				    L % stride;
-
-				fit_line(p, d, base, stride, lnp, 1 / gbar, &lw,
-				    coef[d], pen[d]);
-			}
-			work_free(&lw);
-		}
+		work_init(&lw, (long)nd);
+#pragma omp for schedule(dynamic, 4)
+		for (L = 0; L < nlines; L += every)
+			fit_line(p, d, line_base(g, d, L), stride, lnp, ginv, &lw,
+			    coef[d], pen[d]);
+		work_free(&lw);
 	}
+}
+
+/* The shape of ln p along each axis in every bin. */
+static void
+fit_shape(const struct fek_wham_problem *p, const double *lnp, double **coef,
+    double **pen)
+{
+	int d;
+
+	for (d = 0; d < p->grid.ndim; d++)
+		fit_axis(p, d, lnp, coef, pen, 1);
 }
 
 /* What the bin shape would change, to first order, in the centre bias's
@@ -457,47 +479,54 @@ fit_shape(const struct fek_wham_problem *p, const double *lnp, double **coef,
  * factors make WHAM's p_b the density at the bin centre times 1 + sum_d
  * h_d^2 Q_d / 12 (Q_d = s_d''/2 the curvature of ln p along d; the bin
  * average would also hold the slope's square), which the shape's factors
- * remove.  Returns the RMS of that term over the bins with counts, a
- * shift of all alike aside (kT); *noise is the median over the same bins
- * of sqrt(g / B_b), the statistical error of one bin's ln p. */
+ * remove.  Returns a bound on the RMS of that term over the bins with
+ * counts, a shift of all alike aside (kT): the sum over axes of each
+ * axis's RMS, taken over CHECK_LINES of its lines spread evenly (fitted
+ * here into coef and pen; fit_shape fits the rest); *noise is the median
+ * over the bins with counts of sqrt(g / B_b), the statistical error of
+ * one bin's ln p. */
+#define CHECK_LINES 32
+
 static double
 centre_error(const struct fek_wham_problem *p, const double *lnp,
-    double *const *coef, double *noise)
+    double **coef, double **pen, double *noise)
 {
 	const struct fek_grid *g = &p->grid;
-	double gbar = 0, ntot = 0, sum = 0, sum2 = 0, e, *sd;
+	double gbar = mean_ineff(p), total = 0, *sd;
 	long long b, m = 0;
-	long h;
 	int d;
 
-	for (h = 0; h < p->nwin; h++) {
-		gbar += p->n[h] * (p->ineff ? p->ineff[h] : 1);
-		ntot += p->n[h];
-	}
-	gbar = ntot > 0 && gbar > 0 ? gbar / ntot : 1;
-	sd = fek_alloc((size_t)g->nbins, sizeof(double));
-	for (b = 0; b < g->nbins; b++) {
-		if (!(p->counts[b] >= 1) || !isfinite(lnp[b]))
-			continue;
-		for (e = 0, d = 0; d < g->ndim; d++) {
-			double w = fek_grid_width(g, d);
+	for (d = 0; d < g->ndim; d++) {
+		long long stride = axis_stride(g, d), nd = g->ax[d].nbins;
+		long long nlines = g->nbins / nd, every, L, i, k = 0;
+		double w = fek_grid_width(g, d), sum = 0, sum2 = 0, v;
 
-			e += w * w * coef[d][b * NCOEF + 1] / 12;
-		}
-		sum += e;
-		sum2 += e * e;
-		sd[m++] = sqrt(gbar / p->counts[b]);
+		every = nlines > CHECK_LINES ? nlines / CHECK_LINES : 1;
+		fit_axis(p, d, lnp, coef, pen, every);
+		for (L = 0; L < nlines; L += every)
+			for (i = 0; i < nd; i++) {
+				b = line_base(g, d, L) + i * stride;
+				if (!(p->counts[b] >= 1) || !isfinite(lnp[b]))
+					continue;
+				v = w * w * coef[d][b * NCOEF + 1] / 12;
+				sum += v;
+				sum2 += v * v;
+				k++;
+			}
+		if (k > 0 && (v = sum2 / k - (sum / k) * (sum / k)) > 0)
+			total += sqrt(v);
 	}
+	sd = fek_alloc((size_t)g->nbins, sizeof(double));
+	for (b = 0; b < g->nbins; b++)
+		if (p->counts[b] >= 1 && isfinite(lnp[b]))
+			sd[m++] = sqrt(gbar / p->counts[b]);
 	*noise = 0;
-	if (m == 0) {
-		free(sd);
-		return 0;
+	if (m > 0) {
+		gsl_sort(sd, 1, (size_t)m);
+		*noise = gsl_stats_median_from_sorted_data(sd, 1, (size_t)m);
 	}
-	gsl_sort(sd, 1, (size_t)m);
-	*noise = gsl_stats_median_from_sorted_data(sd, 1, (size_t)m);
 	free(sd);
-	e = sum2 / m - (sum / m) * (sum / m);
-	return e > 0 ? sqrt(e) : 0;
+	return total;
 }
 
 /* ---- a window's factors ----------------------------------------------- */
@@ -1019,9 +1048,8 @@ fek_wham_solve_spline(struct fek_wham_problem *p, double beta,
 	anderson_init(&aa, p, x);
 	old = gsl_set_error_handler_off();
 	for (r = 1; ; r++) {
-		fit_shape(p, x, coef, pen);
 		if (r == 1 && so->keep_centre) {
-			double noise, ce = centre_error(p, x, coef, &noise);
+			double noise, ce = centre_error(p, x, coef, pen, &noise);
 			int keep = noise > 0 && KEEP_CENTRE_NOISE * ce <= noise;
 
 			if (so->report_centre != NULL)
@@ -1029,6 +1057,7 @@ fek_wham_solve_spline(struct fek_wham_problem *p, double beta,
 			if (keep)
 				break;
 		}
+		fit_shape(p, x, coef, pen);
 		build_factors(p, beta, x, coef);
 		free(lnf);
 		lnf = res->lnf;

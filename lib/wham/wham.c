@@ -462,13 +462,53 @@ newton_too_big(const struct fek_wham_problem *p,
 
 /* -d auto: the CPU time of the solve (or of ntrial bootstrap solves),
  * from the multiply-adds of a sweep (the mode products of the factorised
- * bias, or H x B) and of a Newton step's Hessian, at a throughput that
- * brackets two measured cases (bench/RESULTS.md): 91^2 x 180^2, 8.9 M
- * multiply-adds and 40 k exponentials a sweep, 1.2 ms on 2 cores and
- * 2.2 ms on 16 (more threads do not help), 17 sweeps; 20^3 x 64^3, 15 M
- * and 270 k, 9.2 ms on 16 cores, 57 sweeps. */
-#define CPU_MADD_S 2e9
+ * bias, or H x B) and of a Newton step's Hessian, and the sweeps it will
+ * take.  The rate brackets three measured cases on 16 cores (bench/
+ * RESULTS.md): 91^2 x 180^2, 8.9 M multiply-adds and 40 k exponentials a
+ * sweep, 2.2 ms (1.2 on 2 cores: more threads do not help); 20^3 x 64^3,
+ * 15 M and 270 k, 9.2 ms.  L-BFGS's sweeps grow with the window grid's
+ * span in window widths (the likelihood's Hessian couples neighbouring
+ * windows, like a Laplacian on their grid): 91^2 x 180^2 took 20, 65 and
+ * 181 sweeps for windows 12, 3 and 1.5 bins wide (scripts/
+ * bench-wham-regimes), about 1.5 x the bins an axis over the window
+ * width, and never fewer than 20. */
+#define CPU_MADD_S 3e9
 #define CPU_EXP_COST 20		/* multiply-adds an exp or log costs */
+#define LBFGS_SWEEPS_MIN 20
+#define LBFGS_SWEEPS_PER_SPAN 1.5
+
+/* The largest, over axes, of the bins an axis has over the window width
+ * in bins, sqrt(kT/k) / h, of the first window (its centre factors'
+ * curvature across its top: ln c = -(u / sigma)^2 / 2, u in bins). */
+static double
+span_in_widths(const struct fek_wham_problem *p)
+{
+	const double *l = p->lnc;
+	double worst = 0;
+	int d;
+
+	for (d = 0; d < p->grid.ndim; d++) {
+		long n = p->grid.ax[d].nbins, i, top = 0, lo, hi;
+		const double *r = l + p->lnc_off[d];
+		double c;
+
+		if (n < 3)
+			continue;
+		for (i = 1; i < n; i++)
+			if (r[i] > r[top])
+				top = i;
+		lo = top > 0 ? top - 1 : p->grid.ax[d].periodic ? n - 1 : 1;
+		hi = top < n - 1 ? top + 1 : p->grid.ax[d].periodic ? 0 : n - 2;
+		if (top == 0 && !p->grid.ax[d].periodic)
+			top = 1;
+		if (top == n - 1 && !p->grid.ax[d].periodic)
+			top = n - 2;
+		c = 2 * r[top] - r[lo] - r[hi];	/* 1 / sigma^2, in bins */
+		if (isfinite(c) && c > 0 && n * sqrt(c) > worst)
+			worst = n * sqrt(c);
+	}
+	return worst;
+}
 
 static double
 cpu_estimate(const struct solver *s, enum fek_wham_solver which, long ntrial)
@@ -489,7 +529,8 @@ cpu_estimate(const struct solver *s, enum fek_wham_solver which, long ntrial)
 			   rate (91^2 x 180^2: 24.5 ms a sweep on 16 cores) */
 		madd = 2.0 * f->H * (double)f->B / 10;
 	madd += CPU_EXP_COST * ((double)f->B + f->H);
-	sweeps = which == FEK_WHAM_NEWTON ? 8 : which == FEK_WHAM_LBFGS ? 40 :
+	sweeps = which == FEK_WHAM_NEWTON ? 8 : which == FEK_WHAM_LBFGS ?
+	    fmax(LBFGS_SWEEPS_MIN, LBFGS_SWEEPS_PER_SPAN * span_in_widths(s->p)) :
 	    500;
 	/* the Hessian, by BLAS: ~10x faster */
 	if (which == FEK_WHAM_NEWTON)
