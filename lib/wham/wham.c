@@ -47,6 +47,7 @@
 #endif
 
 #include "wham/backend.h"
+#include "wham/precond.h"
 #include "core/device_gpu.h"
 
 #define LBFGS_MEMORY 12
@@ -65,6 +66,8 @@ struct solver {
 	int gpu;		/* the backend is the GPU's */
 	double cpu_est_s;	/* -1 (auto): the CPU time expected */
 	int handover;		/* Newton went on with L-BFGS */
+	struct fek_wham_precond pc;	/* L-BFGS's on a window grid */
+	int have_pc;
 };
 
 /* The point u, its lnfn, gradient, objective and largest residual. */
@@ -207,6 +210,21 @@ solve_iterate(struct solver *s, struct point *x)
 	return it;
 }
 
+/* d = gamma H0^-1 q, L-BFGS's initial inverse Hessian: the window grid's
+ * model (wham/precond.h) where there is one, else the diagonal 1 / w. */
+static void
+initial_inverse(struct solver *s, double gamma, const double *q, double *d)
+{
+	long h;
+
+	if (s->have_pc) {
+		fek_wham_precond_apply(&s->pc, gamma, q, d);
+		return;
+	}
+	for (h = 0; h < s->H; h++)
+		d[h] = gamma * q[h] / s->w[h];
+}
+
 static long
 solve_lbfgs(struct solver *s, struct point *x)
 {
@@ -223,6 +241,11 @@ solve_lbfgs(struct solver *s, struct point *x)
 	d = fek_alloc(s->H, sizeof(double));
 	q = fek_alloc(s->H, sizeof(double));
 	point_init(&y, s->H);
+	/* the window grid's model Hessian, once (FEK_WHAM_PRECOND=0: the
+	 * diagonal alone, for comparison) */
+	if (!s->have_pc && !(getenv("FEK_WHAM_PRECOND") != NULL &&
+	    strcmp(getenv("FEK_WHAM_PRECOND"), "0") == 0))
+		s->have_pc = fek_wham_precond_init(&s->pc, &s->f, s->w) == 0;
 	for (it = 0; it < s->o->maxiter; it++) {
 		/* two-loop recursion, newest pair first */
 		memcpy(q, x->g, s->H * sizeof(double));
@@ -231,8 +254,7 @@ solve_lbfgs(struct solver *s, struct point *x)
 			alpha[i] = rho[i] * dot(S[i], q, s->H);
 			cblas_daxpy((int)s->H, -alpha[i], Y[i], 1, q, 1);
 		}
-		for (h = 0; h < s->H; h++)
-			d[h] = gamma * q[h] / s->w[h];
+		initial_inverse(s, gamma, q, d);
 		for (k = n - 1; k >= 0; k--) {
 			double beta;
 
@@ -244,8 +266,7 @@ solve_lbfgs(struct solver *s, struct point *x)
 			d[h] = -d[h];
 		if (dot(x->g, d, s->H) >= 0) {	/* not downhill: restart */
 			n = 0;
-			for (h = 0; h < s->H; h++)
-				d[h] = -x->g[h] / s->w[h];
+			initial_inverse(s, -1, x->g, d);
 		}
 		/* converged when the residual and the step, the estimate of
 		 * the remaining error, are both below tol */
@@ -265,9 +286,12 @@ solve_lbfgs(struct solver *s, struct point *x)
 		}
 		sy = dot(S[i], Y[i], s->H);
 		if (sy > 0) {
-			yy = 0;
-			for (h = 0; h < s->H; h++)
-				yy += Y[i][h] * Y[i][h] / s->w[h];
+			if (s->have_pc) {
+				initial_inverse(s, 1, Y[i], q);
+				yy = dot(Y[i], q, s->H);
+			} else
+				for (yy = 0, h = 0; h < s->H; h++)
+					yy += Y[i][h] * Y[i][h] / s->w[h];
 			rho[i] = 1 / sy;
 			gamma = sy / yy;
 			head = (head + 1) % LBFGS_MEMORY;
@@ -466,10 +490,12 @@ newton_too_big(const struct fek_wham_problem *p,
  * take.  The rate brackets three measured cases on 16 cores (bench/
  * RESULTS.md): 91^2 x 180^2, 8.9 M multiply-adds and 40 k exponentials a
  * sweep, 2.2 ms (1.2 on 2 cores: more threads do not help); 20^3 x 64^3,
- * 15 M and 270 k, 9.2 ms.  L-BFGS's sweeps grow with the window grid's
- * span in window widths (the likelihood's Hessian couples neighbouring
- * windows, like a Laplacian on their grid): 91^2 x 180^2 took 20, 65 and
- * 181 sweeps for windows 12, 3 and 1.5 bins wide (scripts/
+ * 15 M and 270 k, 9.2 ms.  L-BFGS's sweeps: on a window grid, with the
+ * grid's model Hessian (wham/precond.h), about 20 or fewer whatever the
+ * windows' width; for other window sets they grow with the span in window
+ * widths (the likelihood's Hessian couples neighbouring windows, like a
+ * Laplacian on their grid): 91^2 x 180^2 took 20, 65 and 181 sweeps
+ * without the model for windows 12, 3 and 1.5 bins wide (scripts/
  * bench-wham-regimes), about 1.5 x the bins an axis over the window
  * width, and never fewer than 20. */
 #define CPU_MADD_S 3e9
@@ -529,9 +555,9 @@ cpu_estimate(const struct solver *s, enum fek_wham_solver which, long ntrial)
 			   rate (91^2 x 180^2: 24.5 ms a sweep on 16 cores) */
 		madd = 2.0 * f->H * (double)f->B / 10;
 	madd += CPU_EXP_COST * ((double)f->B + f->H);
-	sweeps = which == FEK_WHAM_NEWTON ? 8 : which == FEK_WHAM_LBFGS ?
-	    fmax(LBFGS_SWEEPS_MIN, LBFGS_SWEEPS_PER_SPAN * span_in_widths(s->p)) :
-	    500;
+	sweeps = which == FEK_WHAM_NEWTON ? 8 : which != FEK_WHAM_LBFGS ? 500 :
+	    f->tensor ? LBFGS_SWEEPS_MIN : fmax(LBFGS_SWEEPS_MIN,
+	    LBFGS_SWEEPS_PER_SPAN * span_in_widths(s->p));
 	/* the Hessian, by BLAS: ~10x faster */
 	if (which == FEK_WHAM_NEWTON)
 		madd += (double)f->H * f->H * sampled_bins(s->p) / 10;
@@ -571,6 +597,8 @@ static void
 solver_close(struct solver *s)
 {
 	s->be.free(s->be.ctx);
+	if (s->have_pc)
+		fek_wham_precond_free(&s->pc);
 	fek_wham_factors_free(&s->f);
 	free(s->w);
 }
