@@ -114,9 +114,12 @@ fek_wham_precond_init(struct fek_wham_precond *pc,
 		pc->nw[d] = n;
 		pc->size *= n;
 		pc->U[d] = fek_alloc((size_t)(n * n), sizeof(double));
+		pc->Ut[d] = fek_alloc((size_t)(n * n), sizeof(double));
 		pc->lam[d] = fek_alloc(n, sizeof(double));
 		axis_model(f->lg + f->goff[d], n, f->nb[d], pc->U[d],
 		    pc->lam[d]);
+		for (h = 0; h < n * n; h++)
+			pc->Ut[d][(h % n) * n + h / n] = pc->U[d][h];
 		for (pc->top[d] = 0, h = 1; h < n; h++)	/* the shift */
 			if (pc->lam[d][h] >= pc->lam[d][pc->top[d]])
 				pc->top[d] = h;
@@ -150,16 +153,26 @@ along(const struct fek_wham_precond *pc, int d, int forward,
 		const double *x = src + a * n * C;
 		double *y = dst + a * n * C;
 
+		if (C == 1) {	/* the last axis: runs along U's rows */
+			const double *M = forward ? U : pc->Ut[d];
+
+			for (i = 0; i < n; i++) {	/* y += M_i. x_i */
+				double xi = x[i];
+
+				for (k = 0; k < n; k++)
+					y[k] += M[i * n + k] * xi;
+			}
+			continue;
+		}
 		for (i = 0; i < n; i++)
 			for (k = 0; k < n; k++) {
 				double u = U[i * n + k];
+				const double *xs = x + (forward ? i : k) * C;
+				double *yd = y + (forward ? k : i) * C;
 
-				if (forward)	/* y_k += U_ik x_i */
-					for (c = 0; c < C; c++)
-						y[k * C + c] += u * x[i * C + c];
-				else		/* y_i += U_ik x_k */
-					for (c = 0; c < C; c++)
-						y[i * C + c] += u * x[k * C + c];
+				/* forward y_k += U_ik x_i, back y_i += U_ik x_k */
+				for (c = 0; c < C; c++)
+					yd[c] += u * xs[c];
 			}
 	}
 }
@@ -210,6 +223,7 @@ fek_wham_precond_free(struct fek_wham_precond *pc)
 
 	for (d = 0; d < pc->D; d++) {
 		free(pc->U[d]);
+		free(pc->Ut[d]);
 		free(pc->lam[d]);
 	}
 	free(pc->isw);
