@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gsl/gsl_cblas.h>	/* OpenBLAS provides these */
 #include <gsl/gsl_eigen.h>
 #include <gsl/gsl_matrix.h>
 
@@ -65,20 +66,17 @@ axis_model(const double *lg, long n, long nb, double *U, double *lam)
 		for (i = 0; i < n; i++)
 			G[i * nb + b] = s > 0 ? G[i * nb + b] / sqrt(s) : 0;
 	}
-	for (i = 0; i < n; i++)		/* loops: the same sums on any
-					 * number of threads */
-		for (j = 0; j <= i; j++) {
-			for (s = 0, b = 0; b < nb; b++)
-				s += G[i * nb + b] * G[j * nb + b];
-			s = Z[i] > 0 && Z[j] > 0 ? s / sqrt(Z[i] * Z[j]) : 0;
-			gsl_matrix_set(K, i, j, s);
-			gsl_matrix_set(K, j, i, s);
-		}
-	/* GSL's tridiagonalisation calls the BLAS, here OpenBLAS, whose
-	 * threads may sum in another order: one thread, so that the answer
-	 * does not depend on their number */
+	/* OpenBLAS (here, and in GSL's tridiagonalisation) on one thread:
+	 * more may sum in another order, and the answer should not depend
+	 * on their number */
 	nthreads = openblas_get_num_threads();
 	openblas_set_num_threads(1);
+	cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)n, (int)n,
+	    (int)nb, 1.0, G, (int)nb, G, (int)nb, 0.0, K->data, (int)K->tda);
+	for (i = 0; i < n; i++)
+		for (j = 0; j < n; j++)
+			gsl_matrix_set(K, i, j, Z[i] > 0 && Z[j] > 0 ?
+			    gsl_matrix_get(K, i, j) / sqrt(Z[i] * Z[j]) : 0);
 	gsl_eigen_symmv(K, ev, V, ws);
 	openblas_set_num_threads(nthreads);
 	for (i = 0; i < n; i++) {
@@ -114,12 +112,9 @@ fek_wham_precond_init(struct fek_wham_precond *pc,
 		pc->nw[d] = n;
 		pc->size *= n;
 		pc->U[d] = fek_alloc((size_t)(n * n), sizeof(double));
-		pc->Ut[d] = fek_alloc((size_t)(n * n), sizeof(double));
 		pc->lam[d] = fek_alloc(n, sizeof(double));
 		axis_model(f->lg + f->goff[d], n, f->nb[d], pc->U[d],
 		    pc->lam[d]);
-		for (h = 0; h < n * n; h++)
-			pc->Ut[d][(h % n) * n + h / n] = pc->U[d][h];
 		for (pc->top[d] = 0, h = 1; h < n; h++)	/* the shift */
 			if (pc->lam[d][h] >= pc->lam[d][pc->top[d]])
 				pc->top[d] = h;
@@ -132,15 +127,14 @@ fek_wham_precond_init(struct fek_wham_precond *pc,
 	return 0;
 }
 
-/* dst = src with U_d (back) or U_d^T (forward) applied along axis d: plain
- * loops in a fixed order, so that the result does not depend on the
- * number of threads (a threaded BLAS may sum in another order). */
+/* dst = src with U_d (back) or U_d^T (forward) applied along axis d, the
+ * tensor seen as A x n_d x C: one product where A or C is 1. */
 static void
 along(const struct fek_wham_precond *pc, int d, int forward,
     const double *src, double *dst)
 {
-	long long A = 1, C = 1, a, c;
-	long n = pc->nw[d], i, k;
+	long long A = 1, C = 1, a;
+	long n = pc->nw[d];
 	const double *U = pc->U[d];
 	int e;
 
@@ -148,33 +142,16 @@ along(const struct fek_wham_precond *pc, int d, int forward,
 		A *= pc->nw[e];
 	for (e = d + 1; e < pc->D; e++)
 		C *= pc->nw[e];
-	memset(dst, 0, (size_t)(A * n * C) * sizeof(double));
-	for (a = 0; a < A; a++) {
-		const double *x = src + a * n * C;
-		double *y = dst + a * n * C;
-
-		if (C == 1) {	/* the last axis: runs along U's rows */
-			const double *M = forward ? U : pc->Ut[d];
-
-			for (i = 0; i < n; i++) {	/* y += M_i. x_i */
-				double xi = x[i];
-
-				for (k = 0; k < n; k++)
-					y[k] += M[i * n + k] * xi;
-			}
-			continue;
-		}
-		for (i = 0; i < n; i++)
-			for (k = 0; k < n; k++) {
-				double u = U[i * n + k];
-				const double *xs = x + (forward ? i : k) * C;
-				double *yd = y + (forward ? k : i) * C;
-
-				/* forward y_k += U_ik x_i, back y_i += U_ik x_k */
-				for (c = 0; c < C; c++)
-					yd[c] += u * xs[c];
-			}
+	if (C == 1) {		/* Y (A x n) = X U, or X U^T */
+		cblas_dgemm(CblasRowMajor, CblasNoTrans, forward ?
+		    CblasNoTrans : CblasTrans, (int)A, (int)n, (int)n, 1.0, src,
+		    (int)n, U, (int)n, 0.0, dst, (int)n);
+		return;
 	}
+	for (a = 0; a < A; a++)	/* Y_a (n x C) = U^T X_a, or U X_a */
+		cblas_dgemm(CblasRowMajor, forward ? CblasTrans : CblasNoTrans,
+		    CblasNoTrans, (int)n, (int)C, (int)n, 1.0, U, (int)n,
+		    src + a * n * C, (int)C, 0.0, dst + a * n * C, (int)C);
 }
 
 void
@@ -184,8 +161,11 @@ fek_wham_precond_apply(struct fek_wham_precond *pc, double gamma,
 	double *x = pc->T0, *y = pc->T1, *t;
 	long long k, rest;
 	long h;
-	int d, fwd;
+	int d, fwd, nthreads;
 
+	/* OpenBLAS on one thread: the same sums whatever the thread count */
+	nthreads = openblas_get_num_threads();
+	openblas_set_num_threads(1);
 	memset(x, 0, (size_t)pc->size * sizeof(double));
 	for (h = 0; h < pc->H; h++)
 		x[pc->perm[h]] = q[h] * pc->isw[h];
@@ -214,6 +194,7 @@ fek_wham_precond_apply(struct fek_wham_precond *pc, double gamma,
 	}
 	for (h = 0; h < pc->H; h++)
 		out[h] = gamma * x[pc->perm[h]] * pc->isw[h];
+	openblas_set_num_threads(nthreads);
 }
 
 void
@@ -223,7 +204,6 @@ fek_wham_precond_free(struct fek_wham_precond *pc)
 
 	for (d = 0; d < pc->D; d++) {
 		free(pc->U[d]);
-		free(pc->Ut[d]);
 		free(pc->lam[d]);
 	}
 	free(pc->isw);

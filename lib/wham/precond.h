@@ -22,7 +22,6 @@ struct fek_wham_precond {
 	long nw[FEK_MAXDIM];
 	long long size;		/* prod nw */
 	double *U[FEK_MAXDIM];	/* nw_d x nw_d eigenvectors (columns) */
-	double *Ut[FEK_MAXDIM];	/* their transposes */
 	double *lam[FEK_MAXDIM];	/* nw_d eigenvalues, in [0, 1] */
 	long top[FEK_MAXDIM];	/* the eigenvalue 1's (the shift's) index */
 	const long *perm;	/* window h at flat index perm[h] */
