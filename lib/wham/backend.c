@@ -19,6 +19,9 @@
 
 #include "wham/backend.h"
 
+/* Loops over at least this many bins or windows run in threads. */
+#define PAR_BINS 4096
+
 struct cpu {
 	const struct fek_wham_problem *p;
 	const struct fek_wham_factors *f;
@@ -26,6 +29,7 @@ struct cpu {
 	double *W1, *den, *T;	/* general */
 	double *a;		/* H */
 	double *lnp;		/* B */
+	double *ez;		/* B: e^(ln p - top), summed in order */
 	long idx[FEK_MAXDIM];
 };
 
@@ -81,6 +85,7 @@ den_products(struct cpu *c, const double *u, double *A, const double **den)
 		return 1;
 	if (f->tensor) {
 		memset(c->T0, 0, (size_t)f->H * sizeof(double));
+#pragma omp parallel for schedule(static) if (f->H >= PAR_BINS)
 		for (h = 0; h < f->H; h++)
 			c->T0[f->perm[h]] = exp(c->a[h] - top);
 		*den = mode_products(f, c->T0, c->T1, 1);
@@ -120,6 +125,7 @@ win_products(struct cpu *c, double *P)
 	*P = top;
 	if (top - lo > FEK_WHAM_RANGE_LIMIT)
 		return 1;
+#pragma omp parallel for schedule(static) if (f->B >= PAR_BINS)
 	for (b = 0; b < f->B; b++)
 		Q[b] = lnp[b] == -HUGE_VAL ? 0 : exp(lnp[b] - top);
 	if (f->tensor) {
@@ -155,14 +161,14 @@ cpu_eval(void *ctx, const double *u, double *lnfn, double *lnz, double *s)
 	int exact;
 
 	exact = den_products(c, u, &A, &den);
+	/* the logs and exps in threads (each bin on its own: the same
+	 * values on any number), the exact sums and the totals in order */
+#pragma omp parallel for schedule(static) if (f->B >= PAR_BINS)
+	for (b = 0; b < f->B; b++)
+		c->lnp[b] = f->lnB[b] == -HUGE_VAL ? -HUGE_VAL : !exact &&
+		    den[b] > FEK_WHAM_TINY ? f->lnB[b] - A - log(den[b]) : NAN;
 	for (b = 0; b < f->B; b++) {
-		if (f->lnB[b] == -HUGE_VAL) {
-			c->lnp[b] = -HUGE_VAL;
-			continue;
-		}
-		if (!exact && den[b] > FEK_WHAM_TINY)
-			c->lnp[b] = f->lnB[b] - A - log(den[b]);
-		else {
+		if (isnan(c->lnp[b])) {
 			if (scratch == NULL)
 				scratch = fek_alloc(f->H, sizeof(double));
 			c->lnp[b] = f->lnB[b] - fek_wham_lse_bin(p, f, u, b,
@@ -173,9 +179,11 @@ cpu_eval(void *ctx, const double *u, double *lnfn, double *lnz, double *s)
 			top = c->lnp[b];
 	}
 	free(scratch);
+#pragma omp parallel for schedule(static) if (f->B >= PAR_BINS)
 	for (b = 0; b < f->B; b++)
-		if (c->lnp[b] != -HUGE_VAL)
-			z += exp(c->lnp[b] - top);
+		c->ez[b] = c->lnp[b] != -HUGE_VAL ? exp(c->lnp[b] - top) : 0;
+	for (b = 0; b < f->B; b++)
+		z += c->ez[b];
 	z = top + log(z);
 	for (b = 0; b < f->B; b++)
 		if (c->lnp[b] != -HUGE_VAL) {
@@ -185,14 +193,15 @@ cpu_eval(void *ctx, const double *u, double *lnfn, double *lnz, double *s)
 	*lnz = z;
 	*s = S;
 	exact = win_products(c, &P);
-	for (h = 0; h < f->H; h++) {
-		if (!exact && c->a[h] > FEK_WHAM_TINY)
-			lnfn[h] = -(f->M[h] + P + log(c->a[h]));
-		else {
+#pragma omp parallel for schedule(static) if (f->H >= PAR_BINS)
+	for (h = 0; h < f->H; h++)
+		lnfn[h] = !exact && c->a[h] > FEK_WHAM_TINY ? -(f->M[h] + P +
+		    log(c->a[h])) : NAN;
+	for (h = 0; h < f->H; h++)
+		if (isnan(lnfn[h])) {
 			lnfn[h] = -fek_wham_lse_window(p, c->lnp, h, c->idx);
 			nexact++;
 		}
-	}
 	return nexact;
 }
 
@@ -223,6 +232,7 @@ cpu_free(void *ctx)
 	free(c->T);
 	free(c->a);
 	free(c->lnp);
+	free(c->ez);
 	free(c);
 }
 
@@ -244,6 +254,7 @@ fek_wham_cpu_backend(const struct fek_wham_problem *p,
 	}
 	c->a = fek_alloc(f->H, sizeof(double));
 	c->lnp = fek_alloc((size_t)f->B, sizeof(double));
+	c->ez = fek_alloc((size_t)f->B, sizeof(double));
 	be->ctx = c;
 	be->eval = cpu_eval;
 	be->lnp = cpu_lnp;

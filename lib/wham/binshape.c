@@ -485,7 +485,7 @@ fit_shape(const struct fek_wham_problem *p, const double *lnp, double **coef,
  * here into coef and pen; fit_shape fits the rest); *noise is the median
  * over the bins with counts of sqrt(g / B_b), the statistical error of
  * one bin's ln p. */
-#define CHECK_LINES 32
+#define CHECK_LINES 16
 
 static double
 centre_error(const struct fek_wham_problem *p, const double *lnp,
@@ -1052,6 +1052,7 @@ fek_wham_solve_spline(struct fek_wham_problem *p, double beta,
 			double noise, ce = centre_error(p, x, coef, pen, &noise);
 			int keep = noise > 0 && KEEP_CENTRE_NOISE * ce <= noise;
 
+			fek_trace("bin-shape check done");
 			if (so->report_centre != NULL)
 				so->report_centre(ce, noise, keep);
 			if (keep)

@@ -40,7 +40,7 @@ struct fek_wham_spline_options {
  * centre factors move a bin's ln p, to first order in the bin widths h_d,
  * by sum_d h_d^2 Q_d / 12 (Q_d the curvature term of ln p along d), whose
  * RMS over the bins with counts (bounded by the sum over axes of each
- * axis's RMS on 32 of its lines) is kept when at most 1/6 of the median
+ * axis's RMS on 16 of its lines) is kept when at most 1/6 of the median
  * statistical error sqrt(g / B_b) of one bin's ln p: the estimate gave
  * 0.4 to 0.8 of the true centre error on noise-free histograms at bins of
  * 0.2 to 0.8 window widths (bench/RESULTS.md), so the centre error is

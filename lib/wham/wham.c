@@ -661,6 +661,7 @@ fek_wham_solve(const struct fek_wham_problem *p,
 	if (solver_open(&s, p, o, 1) < 0)
 		return -1;
 	res->setup_s = fek_seconds() - res->setup_s;
+	fek_trace("solver set up");
 	res->gpu = s.gpu;
 	res->cpu_est_s = s.cpu_est_s;
 	res->solver = choose(p, o);
@@ -669,6 +670,7 @@ fek_wham_solve(const struct fek_wham_problem *p,
 	if (o->lnf0 != NULL)
 		memcpy(x.u, o->lnf0, s.H * sizeof(double));
 	it = solver_run(&s, res->solver, &x);
+	fek_trace("solver done");
 	if (it < 0) {
 		point_free(&x);
 		solver_close(&s);
