@@ -1,9 +1,9 @@
 /*
  * precond.c - the window grid's model Hessian for L-BFGS (wham/precond.h).
  *
- * The likelihood of Zhu & Hummer (2012) in u_h = ln f_h, scaled by the
- * samples (wham/wham.c: gradient g_h = w_h (f_h sum_b c_hb p_b - 1)...),
- * has at its solution the Hessian
+ * The likelihood of Zhu & Hummer (2012) in u_h = ln f_h, per sample
+ * (wham/wham.c: gradient g_h = w_h (e^-r_h - 1), w_h = N_h / N), has at
+ * its solution the Hessian
  *   Hess_hk = w_h delta_hk - sum_b (B_b / N) pi_hb pi_kb,
  *   pi_hb = N_h f_h c_hb / sum_k N_k f_k c_kb   (window h's share of bin b),
  * a weighted graph Laplacian on the windows (its rows sum to zero: a

@@ -25,8 +25,11 @@
  *            a_jb),  a_hb = H_h f_h c_hb / sum_h' H_h' f_h' c_h'b,
  *            Cholesky (GSL) with u_1 fixed; for up to a few thousand
  *            windows
- *   lbfgs    L-BFGS (Nocedal & Wright 2006, Alg. 7.4), memory 12, scaled
- *            by diag(N/H_h): its first step is the plain sweep
+ *   lbfgs    L-BFGS (Nocedal & Wright 2006, Alg. 7.4), memory 12, its
+ *            initial inverse Hessian the window grid's model where the
+ *            windows form a grid (wham/precond.h: narrow windows make
+ *            the Hessian a Laplacian on the grid), else diag(N/H_h), whose
+ *            first step is the plain sweep
  *
  * each with a backtracking line search on A (Armijo).  The bootstrap
  * redraws each window's histogram (multinomial, n_h/g_h samples) and
