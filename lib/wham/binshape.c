@@ -503,8 +503,8 @@ centre_error(const struct fek_wham_problem *p, const double *lnp,
 		every = nlines > CHECK_LINES ? nlines / CHECK_LINES : 1;
 		fit_axis(p, d, lnp, coef, pen, every);
 		for (L = 0; L < nlines; L += every)
-			for (i = 0; i < nd; i++) {
-				b = line_base(g, d, L) + i * stride;
+			for (i = 0, b = line_base(g, d, L); i < nd; i++,
+			    b += stride) {
 				if (!(p->counts[b] >= 1) || !isfinite(lnp[b]))
 					continue;
 				v = w * w * coef[d][b * NCOEF + 1] / 12;
