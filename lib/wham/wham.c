@@ -517,22 +517,19 @@ span_in_widths(const struct fek_wham_problem *p)
 	int d;
 
 	for (d = 0; d < p->grid.ndim; d++) {
-		long n = p->grid.ax[d].nbins, i, top = 0, lo, hi;
+		long n = p->grid.ax[d].nbins, i;
+		int per = p->grid.ax[d].periodic;
+		long top = per ? 0 : 1;	/* an open axis: an inner bin */
 		const double *r = l + p->lnc_off[d];
 		double c;
 
 		if (n < 3)
 			continue;
-		for (i = 1; i < n; i++)
+		for (i = top + 1; i < (per ? n : n - 1); i++)
 			if (r[i] > r[top])
 				top = i;
-		lo = top > 0 ? top - 1 : p->grid.ax[d].periodic ? n - 1 : 1;
-		hi = top < n - 1 ? top + 1 : p->grid.ax[d].periodic ? 0 : n - 2;
-		if (top == 0 && !p->grid.ax[d].periodic)
-			top = 1;
-		if (top == n - 1 && !p->grid.ax[d].periodic)
-			top = n - 2;
-		c = 2 * r[top] - r[lo] - r[hi];	/* 1 / sigma^2, in bins */
+		/* 1 / sigma^2, in bins */
+		c = 2 * r[top] - r[(top + n - 1) % n] - r[(top + 1) % n];
 		if (isfinite(c) && c > 0 && n * sqrt(c) > worst)
 			worst = n * sqrt(c);
 	}
